@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# Tiered-memory Linux: tier-weighted interleave and self-tuned DAMON tiering
+# on top of Debian's linux-source-6.12.  See README.md.
+#
+#   make          build the kernel and tools, boot the 2tier VM, show both features
+#   make check    every test: host self-tests, KUnit, kselftests in 2tier/3tier/flat
+#   make bench    benchmarks, report in build/bench/report.md
+#   make prepare  build/src = base + patches/ + overlay
+#   make refresh  regenerate patches/ from edits to upstream files in build/src
+#   make patch    one combined patch: build/out/tiering-6.12.patch
+
+TOP := $(CURDIR)
+BUILD ?= $(TOP)/build
+export BUILD
+T := $(TOP)/tools/testing/tiering
+SRC := $(BUILD)/src
+NPROC := $(shell nproc)
+KSFT := $(BUILD)/kselftest
+VENV := $(BUILD)/venv
+
+.PHONY: all demo fetch prepare kernel kernel-run selftests venv check check-host \
+	refresh patch bench bench-interleave bench-tiering clean distclean help
+
+all: demo
+
+help:
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+
+fetch:
+	@$(T)/fetch-base.sh
+
+prepare: fetch
+	@$(T)/prepare.sh
+
+kernel: prepare
+	@$(T)/build-kernel.sh test
+
+kernel-run: prepare
+	@$(T)/build-kernel.sh run
+
+# damo from PyPI, unmodified, for the interoperability tests.
+venv: $(VENV)/.done
+$(VENV)/.done: $(T)/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r $(T)/requirements.txt
+	touch $@
+
+# Our kselftests, and the upstream ones used as a regression guard.
+UPSTREAM_MM_TESTS := $(shell sed -n 's/^mm_tests: *//p' $(T)/upstream-tests.txt)
+selftests: prepare
+	@mkdir -p $(KSFT)/tiering $(KSFT)/mm
+	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/tiering OUTPUT=$(KSFT)/tiering \
+		KHDR_INCLUDES= all
+	@$(MAKE) -s -C $(SRC)/tools/testing/selftests TARGETS=damon KHDR_INCLUDES= \
+		INSTALL_PATH=$(KSFT)/upstream install >/dev/null
+	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
+		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
+
+check: kernel selftests venv
+	@python3 -m pytest --version >/dev/null 2>&1 || pip install -q pytest
+	python3 $(T)/check.py
+
+check-host:
+	python3 -m pytest -q -p no:cacheprovider $(T)/selftest
+
+demo: kernel selftests venv
+	python3 $(T)/demo.py
+
+bench: kernel-run selftests venv
+	python3 $(T)/bench.py
+
+refresh:
+	@$(T)/refresh.sh
+
+patch: prepare
+	@$(T)/make-patch.sh
+
+clean:
+	rm -rf $(BUILD)/test $(BUILD)/run $(BUILD)/vm $(BUILD)/logs $(KSFT)
+
+distclean:
+	rm -rf $(BUILD)

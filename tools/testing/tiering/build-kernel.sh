@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build one kernel variant out of tree: build/<variant>/arch/x86/boot/bzImage.
+#
+#   test  tinyconfig + tiering.config + tiering-debug.config (make check)
+#   run   tinyconfig + tiering.config (make, make bench)
+#
+# Every option a fragment asks for is checked in the final .config, since
+# merge_config/olddefconfig drop unmet options silently.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${BUILD:-$top/build}
+variant=${1:-test}
+src=$build/src
+out=$build/$variant
+frags="$top/kernel/configs/tiering.config"
+[ "$variant" = test ] && frags="$frags $top/kernel/configs/tiering-debug.config"
+jobs=$(nproc)
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+export KBUILD_BUILD_USER=tiering KBUILD_BUILD_HOST=tiering
+kmake() {
+	make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
+mkdir -p "$out"
+need_config=0
+[ -f "$out/.config" ] || need_config=1
+for f in $frags; do
+	[ "$f" -nt "$out/.config" ] && need_config=1
+done
+if [ $need_config = 1 ]; then
+	kmake tinyconfig >/dev/null
+	# shellcheck disable=SC2086
+	KCONFIG_CONFIG="$out/.config" "$src/scripts/kconfig/merge_config.sh" \
+		-m -O "$out" "$out/.config" $frags >/dev/null
+	kmake olddefconfig >/dev/null
+	bad=0
+	for f in $frags; do
+		while read -r line; do
+			case $line in
+			CONFIG_*=*)
+				grep -qx "$line" "$out/.config" || {
+					echo "build-kernel: $line requested by" \
+					     "$(basename "$f") but not set" >&2
+					bad=1
+				} ;;
+			"# CONFIG_"*" is not set")
+				opt=${line#\# }
+				opt=${opt%% *}
+				if grep -q "^$opt=" "$out/.config"; then
+					echo "build-kernel: $opt should be unset" >&2
+					bad=1
+				fi ;;
+			esac
+		done < "$f"
+	done
+	[ $bad = 0 ] || { rm -f "$out/.config"; exit 1; }
+fi
+start=$(date +%s)
+kmake -j"$jobs" bzImage
+echo "build-kernel: $variant kernel built in $(( $(date +%s) - start ))s:" \
+     "$out/arch/x86/boot/bzImage"

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of the test runner: run every test of tests.txt that applies
+# to $TOPOLOGY and report one TAP line per test.  Test output is indented
+# with "# " so that its own TAP lines do not count at this level.
+#   guest-run.sh [TESTS_FILE] [NAME_FILTER]
+list=${1:-$TOP/tools/testing/tiering/tests.txt}
+filter=${2:-}
+KSFT_SKIP=4
+export TOP BUILD TOPOLOGY
+export PATH="$BUILD/venv/bin:$PATH"
+
+tests=$(awk -v t="$TOPOLOGY" -v f="$filter" '
+	/^[ \t]*(#|$)/ { next }
+	{
+		n = split($1, tops, ",")
+		for (i = 1; i <= n; i++)
+			if (tops[i] == t && (f == "" || $2 ~ f)) { print NR; break }
+	}' "$list")
+
+echo "TAP version 13"
+echo "1..$(echo "$tests" | grep -c .)"
+i=0
+for nr in $tests; do
+	i=$((i + 1))
+	line=$(sed -n "${nr}p" "$list")
+	name=$(echo "$line" | awk '{ print $2 }')
+	limit=$(echo "$line" | awk '{ print $3 }')
+	cmd=$(echo "$line" | cut -d' ' -f4- | sed 's/^ *//')
+	echo "# === $name ($cmd)"
+	start=$(date +%s)
+	dmesg -c > /dev/null 2>&1
+	(cd /tmp && timeout -k 5 "$limit" sh -c "$cmd" 2>&1; echo "rc=$?" > /tmp/.rc) |
+		sed -u 's/^/# /'
+	rc=$(sed 's/rc=//' /tmp/.rc)
+	secs=$(( $(date +%s) - start ))
+	case $rc in
+	0) echo "ok $i $name # ${secs}s" ;;
+	"$KSFT_SKIP") echo "ok $i $name # SKIP (${secs}s)" ;;
+	124) echo "not ok $i $name # TIMEOUT after ${limit}s" ;;
+	*) echo "not ok $i $name # exit=$rc (${secs}s)" ;;
+	esac
+done

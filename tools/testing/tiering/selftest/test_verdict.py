@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Harness self-test: every failure kind must turn the verdict red.
+
+Feeds recorded serial logs to the same verdict.boot_results() that
+check.py uses for real boots.  clean.log is the control: it must pass, so a
+detector that flags everything is caught too.
+"""
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import verdict  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+KUNIT_PY = os.path.join(BUILD, "src", "tools", "testing", "kunit", "kunit.py")
+if not os.path.exists(KUNIT_PY):
+    KUNIT_PY = os.path.join(BUILD, "base", "linux", "tools", "testing", "kunit", "kunit.py")
+EXPECTED = ["memory_tiers_layout"]
+SUITES = ["damon"]
+
+
+def results_of(log_name, rc=0):
+    path = os.path.join(HERE, "logs", log_name)
+    with open(path) as f:
+        text = f.read()
+    return verdict.boot_results("2tier", path, text, EXPECTED, KUNIT_PY, SUITES, rc)
+
+
+def failed(results):
+    return [r for r in results if r[1] == "fail"]
+
+
+def test_clean_log_passes():
+    res = results_of("clean.log")
+    assert failed(res) == []
+    names = [r[0] for r in res]
+    assert "kunit/damon/damon_test_target" in names
+    assert "2tier/memory_tiers_layout" in names
+    assert verdict.summary_line(res) == "4 passed, 0 failed, 0 skipped"
+
+
+@pytest.mark.parametrize("log,culprit", [
+    ("warning.log", "2tier/no-kernel-splat"),
+    ("kasan.log", "2tier/no-kernel-splat"),
+    ("ubsan.log", "2tier/no-kernel-splat"),
+    ("lockdep.log", "2tier/no-kernel-splat"),
+    ("kunit-fail.log", "kunit/damon/damon_test_regions"),
+    ("kunit-missing.log", "kunit/damon"),
+    ("guest-fail.log", "2tier/memory_tiers_layout"),
+    ("guest-missing.log", "2tier/memory_tiers_layout"),
+])
+def test_failure_turns_red(log, culprit):
+    bad = failed(results_of(log))
+    assert culprit in [r[0] for r in bad], bad
+    assert " 0 failed" not in verdict.summary_line(results_of(log))
+
+
+def test_guest_exit_status_propagates():
+    assert "2tier/guest-exit" in [r[0] for r in failed(results_of("clean.log", rc=1))]
+
+
+def test_test_output_is_not_a_splat():
+    # clean.log has "WARNING:" in guest output; only kernel lines count.
+    text = open(os.path.join(HERE, "logs", "clean.log")).read()
+    assert "WARNING:" in text
+    assert verdict.find_splats(text) == []
+
+
+def test_skip_is_counted_as_skip():
+    res = verdict.parse_guest_tap("ok 1 a # SKIP no hugetlb\nnot ok 2 b # exit=1\nok 3 c # 2s\n"
+                                  "# ok 9 nested\n")
+    assert res == [("a", "skip", "SKIP no hugetlb"), ("b", "fail", "exit=1"),
+                   ("c", "pass", "2s")]

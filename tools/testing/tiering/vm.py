@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boot a test kernel on an emulated tiered-memory machine and run a command.
+
+The machine's NUMA layout comes from topologies/<name>.json (data, not code):
+each node has memory, optional CPUs, and optional HMAT latency/bandwidth that
+place CPU-less nodes in lower memory tiers.  The guest runs the host's root
+file system read-only over virtio-9p, so the host's numactl, python3, damo
+and our test binaries are used as they are.  The command's exit status is
+read from a GUEST_EXIT=<rc> marker on the serial console (QEMU itself exits 0
+whatever the guest did); the whole serial log is kept under build/logs/.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+EXIT_MARK = "GUEST_EXIT="
+
+
+def load_topology(name):
+    """Return the topology dict of @name (a file name or a path)."""
+    path = name if os.path.sep in name else os.path.join(HERE, "topologies", name + ".json")
+    with open(path) as f:
+        topo = json.load(f)
+    topo["name"] = os.path.splitext(os.path.basename(path))[0]
+    return topo
+
+
+def mem_mb(size):
+    units = {"M": 1, "G": 1024}
+    return int(size[:-1]) * units[size[-1].upper()]
+
+
+def qemu_numa_args(topo):
+    """QEMU -smp/-m/-numa arguments for @topo."""
+    nodes = topo["nodes"]
+    ncpus = 0
+    for n in nodes:
+        if "cpus" in n:
+            last = n["cpus"].split("-")[-1]
+            ncpus = max(ncpus, int(last) + 1)
+    hmat = any("latency_ns" in n for n in nodes)
+    total = sum(mem_mb(n["mem"]) for n in nodes)
+    args = ["-smp", str(ncpus), "-m", "%dM" % total,
+            "-machine", "pc,hmat=%s" % ("on" if hmat else "off")]
+    for i, n in enumerate(nodes):
+        args += ["-object", "memory-backend-ram,id=mem%d,size=%s" % (i, n["mem"])]
+        spec = "node,nodeid=%d,memdev=mem%d" % (i, i)
+        if "cpus" in n:
+            spec += ",cpus=%s" % n["cpus"]
+        elif hmat:
+            spec += ",initiator=0"
+        args += ["-numa", spec]
+    if hmat:
+        for i, n in enumerate(nodes):
+            base = "hmat-lb,initiator=0,target=%d,hierarchy=memory" % i
+            args += ["-numa", base + ",data-type=access-latency,latency=%d" % n["latency_ns"],
+                     "-numa", base + ",data-type=access-bandwidth,bandwidth=%s" % n["bandwidth"]]
+    return args
+
+
+def build_initramfs():
+    """(Re)build build/initramfs.cpio.gz from busybox-static and guest-init."""
+    out = os.path.join(BUILD, "initramfs.cpio.gz")
+    init = os.path.join(HERE, "guest-init")
+    busybox = "/bin/busybox"
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(init):
+        return out
+    root = os.path.join(BUILD, "initramfs")
+    shutil.rmtree(root, ignore_errors=True)
+    for d in ("bin", "sbin", "proc", "sys", "dev", "host", "tmp"):
+        os.makedirs(os.path.join(root, d))
+    shutil.copy(busybox, os.path.join(root, "bin", "busybox"))
+    os.symlink("busybox", os.path.join(root, "bin", "sh"))
+    shutil.copy(init, os.path.join(root, "init"))
+    os.chmod(os.path.join(root, "init"), 0o755)
+    subprocess.run("cd %s && find . | cpio -o -H newc --quiet | gzip -1 > %s.tmp && mv %s.tmp %s"
+                   % (shlex.quote(root), out, out, out), shell=True, check=True)
+    return out
+
+
+def run(topology, command, kernel=None, timeout=600, name=None, append="",
+        echo="guest", workdir=TOP, env=None):
+    """Boot @topology, run the shell @command in the guest, return its rc.
+
+    @echo selects what is copied to stdout while the guest runs: "all"
+    (whole serial log), "guest" (the command's output only) or "none".
+    Returns (rc, serial_log_path, out_dir).  rc is 124 on timeout and 125
+    when the guest died before reporting an exit status.
+    """
+    topo = load_topology(topology)
+    name = name or topo["name"]
+    kernel = kernel or os.path.join(BUILD, "test", "arch", "x86", "boot", "bzImage")
+    if not os.path.exists(kernel):
+        sys.exit("vm: no kernel at %s (make kernel)" % kernel)
+    initrd = build_initramfs()
+    outdir = os.path.join(BUILD, "vm", name)
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    logdir = os.path.join(BUILD, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    log_path = os.path.join(logdir, name + ".log")
+
+    lines = ["export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+             "export HOME=/tmp TOP=%s BUILD=%s TOPOLOGY=%s" %
+             (shlex.quote(TOP), shlex.quote(BUILD), topo["name"])]
+    for k, v in (env or {}).items():
+        lines.append("export %s=%s" % (k, shlex.quote(v)))
+    lines += ["cd %s || exit 126" % shlex.quote(workdir), command]
+    with open(os.path.join(outdir, "cmd.sh"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+    cmdline = "console=ttyS0 printk.time=1 panic=-1 loglevel=6 " + append
+    qemu = ["qemu-system-x86_64", "-accel", "tcg", "-nographic", "-no-reboot",
+            "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
+            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
+                       "readonly=on,multidevs=remap",
+            "-virtfs", "local,path=%s,mount_tag=out,security_model=none" % outdir,
+            "-serial", "stdio", "-monitor", "none"] + qemu_numa_args(topo)
+
+    rc = None
+    started = False
+    proc = subprocess.Popen(qemu, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    t0 = time.time()
+    try:
+        with open(log_path, "w", errors="replace") as log:
+            for raw in proc.stdout:
+                line = raw.decode("utf-8", "replace").replace("\r", "")
+                log.write(line)
+                stripped = line.rstrip("\n")
+                if stripped.startswith(EXIT_MARK):
+                    try:
+                        rc = int(stripped[len(EXIT_MARK):])
+                    except ValueError:
+                        rc = 125
+                if stripped == "GUEST_START":
+                    started = True
+                    continue
+                if echo == "all" or (echo == "guest" and started and rc is None
+                                     and not stripped.startswith("[")):
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+        proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    elapsed = time.time() - t0
+    if rc is None:
+        if elapsed >= timeout:
+            print("vm: %s timed out after %ds (serial log: %s)" % (name, timeout, log_path))
+            rc = 124
+        else:
+            print("vm: %s died without an exit status (serial log: %s)" % (name, log_path))
+            rc = 125
+    return rc, log_path, outdir
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-t", "--topology", default="2tier")
+    ap.add_argument("-k", "--kernel")
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--name")
+    ap.add_argument("--append", default="", help="extra kernel command line")
+    ap.add_argument("--echo", choices=("all", "guest", "none"), default="guest")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = " ".join(a.command[1:] if a.command[:1] == ["--"] else a.command) or "true"
+    rc, log, _ = run(a.topology, cmd, a.kernel, a.timeout, a.name, a.append, a.echo)
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
