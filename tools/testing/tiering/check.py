@@ -17,6 +17,7 @@ Ends with "N passed, N failed, N skipped"; exits 1 when anything failed.
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -64,7 +65,7 @@ def host_tests():
 def run_topology(topo, kernel, kunit, timeout, filt):
     name = "check-" + topo
     append = "" if kunit else "kunit.enable=0"
-    cmd = "sh $TOP/tools/testing/tiering/guest-run.sh %s %s" % (TESTS_FILE, filt or "")
+    cmd = "sh $TOP/tools/testing/tiering/guest-run.sh %s %s" % (TESTS_FILE, shlex.quote(filt or ""))
     t0 = time.time()
     rc, log_path, outdir = vm.run(topo, cmd, kernel=kernel, timeout=timeout, name=name,
                                   append=append, echo="guest")

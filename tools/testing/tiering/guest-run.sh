@@ -26,7 +26,7 @@ for nr in $tests; do
 	line=$(sed -n "${nr}p" "$list")
 	name=$(echo "$line" | awk '{ print $2 }')
 	limit=$(echo "$line" | awk '{ print $3 }')
-	cmd=$(echo "$line" | cut -d' ' -f4- | sed 's/^ *//')
+	cmd=$(echo "$line" | sed -E 's/^[[:space:]]*([^[:space:]]+[[:space:]]+){3}//')
 	echo "# === $name ($cmd)"
 	start=$(date +%s)
 	dmesg -c > /dev/null 2>&1

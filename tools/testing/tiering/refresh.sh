@@ -44,7 +44,12 @@ for f in $cands; do
 	repo=$top/patches/$f.patch
 	applied=$state/applied/$f.patch
 	new=$(mktemp)
-	diff -u --label "a/$f" --label "b/$f" "$base/$f" "$src/$f" > "$new" || true
+	# Keep the description that heads an existing patch.
+	[ -f "$repo" ] && sed '/^diff --git /,$d' "$repo" > "$new"
+	if ! cmp -s "$base/$f" "$src/$f"; then
+		echo "diff --git a/$f b/$f" >> "$new"
+		diff -up --label "a/$f" --label "b/$f" "$base/$f" "$src/$f" >> "$new" || true
+	fi
 	if [ -f "$repo" ] && ! cmp -s "$repo" "$applied" 2>/dev/null &&
 	   ! cmp -s "$repo" "$new"; then
 		echo "refresh: REFUSING $f: patches/$f.patch changed since prepare" \
@@ -53,7 +58,7 @@ for f in $cands; do
 		status=1
 		continue
 	fi
-	if [ ! -s "$new" ]; then
+	if ! grep -q '^--- a/' "$new"; then
 		if [ -f "$repo" ]; then
 			rm -f "$repo" "$applied"
 			echo "refresh: $f is back to the base; removed patches/$f.patch"

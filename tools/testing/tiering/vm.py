@@ -120,7 +120,7 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
     with open(os.path.join(outdir, "cmd.sh"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
-    cmdline = "console=ttyS0 printk.time=1 panic=-1 loglevel=6 " + append
+    cmdline = "console=ttyS0 printk.time=1 panic=-1 " + append
     qemu = ["qemu-system-x86_64", "-accel", "tcg", "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of tier-weighted MPOL_INTERLEAVE (mm/tier_interleave.c).
+ *
+ * The sequence functions take the per-node weights as an argument, so each
+ * case builds a layout of its own (nodes need not exist) and checks the
+ * exact node sequence of both allocator paths.
+ */
+
+#include <kunit/test.h>
+#include <linux/nodemask.h>
+
+#include "tier_interleave.h"
+
+#define SEQ_MAX	64
+
+/* Nodes given by the offset path for indexes 0..n-1. */
+static void offset_seq(const nodemask_t *nodes, const u8 *w, int n, int *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		out[i] = tier_il_nid(nodes, i, w);
+}
+
+/* Nodes given by the process path from a fresh task state. */
+static void process_seq(const nodemask_t *nodes, const u8 *w, int n, int *out)
+{
+	short prev = MAX_NUMNODES - 1;
+	u8 left = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		out[i] = tier_il_next(nodes, &prev, &left, w);
+}
+
+static void expect_both(struct kunit *test, const nodemask_t *nodes,
+			const u8 *w, const int *expect, int n)
+{
+	int got[SEQ_MAX];
+	int i;
+
+	offset_seq(nodes, w, n, got);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, got[i], expect[i], "offset index %d", i);
+	process_seq(nodes, w, n, got);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, got[i], expect[i], "process step %d", i);
+}
+
+/* DRAM node 0 at weight 5, CXL node 1 at weight 1. */
+static void tier_il_two_tiers(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 5, [1] = 1 };
+	static const int expect[] = { 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 };
+
+	node_set(0, nodes);
+	node_set(1, nodes);
+	expect_both(test, &nodes, w, expect, ARRAY_SIZE(expect));
+}
+
+/* Three tiers at 4:2:1. */
+static void tier_il_three_tiers(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 4, [1] = 2, [2] = 1 };
+	static const int expect[] = { 0, 0, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, 1, 2 };
+
+	node_set(0, nodes);
+	node_set(1, nodes);
+	node_set(2, nodes);
+	expect_both(test, &nodes, w, expect, ARRAY_SIZE(expect));
+}
+
+/*
+ * Two DRAM nodes (0, 2) at 3 and two CXL nodes (1, 3) at 1; the task
+ * interleaves over nodes 1 and 2 only: weights still come from the tiers.
+ */
+static void tier_il_subset(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 3, [1] = 1, [2] = 3, [3] = 1 };
+	static const int expect[] = { 1, 2, 2, 2, 1, 2, 2, 2 };
+
+	node_set(1, nodes);
+	node_set(2, nodes);
+	expect_both(test, &nodes, w, expect, ARRAY_SIZE(expect));
+}
+
+/* A mask within one tier: equal weights give runs of that weight. */
+static void tier_il_one_tier(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 5, [1] = 2, [2] = 2 };
+	static const int expect[] = { 1, 1, 2, 2, 1, 1, 2, 2 };
+
+	node_set(1, nodes);
+	node_set(2, nodes);
+	expect_both(test, &nodes, w, expect, ARRAY_SIZE(expect));
+}
+
+static void tier_il_single_node(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 7, [1] = 3 };
+	static const int expect[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+
+	node_set(1, nodes);
+	expect_both(test, &nodes, w, expect, ARRAY_SIZE(expect));
+}
+
+/* 100:1 and 100:100: every window of sum(weights) indexes is exact. */
+static void tier_il_max_weights(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = TIER_IL_WEIGHT_MAX, [1] = 1 };
+	int count[2], start, i, nid;
+
+	node_set(0, nodes);
+	node_set(1, nodes);
+	for (start = 0; start < 300; start += 37) {
+		count[0] = 0;
+		count[1] = 0;
+		for (i = start; i < start + 101; i++) {
+			nid = tier_il_nid(&nodes, i, w);
+			KUNIT_ASSERT_TRUE(test, nid == 0 || nid == 1);
+			count[nid]++;
+		}
+		KUNIT_EXPECT_EQ(test, count[0], 100);
+		KUNIT_EXPECT_EQ(test, count[1], 1);
+	}
+	w[1] = TIER_IL_WEIGHT_MAX;
+	KUNIT_EXPECT_EQ(test, tier_il_nid(&nodes, 99, w), 0);
+	KUNIT_EXPECT_EQ(test, tier_il_nid(&nodes, 100, w), 1);
+	KUNIT_EXPECT_EQ(test, tier_il_nid(&nodes, 199, w), 1);
+	KUNIT_EXPECT_EQ(test, tier_il_nid(&nodes, 200, w), 0);
+}
+
+/*
+ * Weight change mid-cycle: a lowered weight cuts the run in progress to
+ * the new weight, a raised one applies from the node's next run, and the
+ * task state stays valid throughout.
+ */
+static void tier_il_weight_change(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 5, [1] = 1 };
+	short prev = MAX_NUMNODES - 1;
+	u8 left = 0;
+	static const int expect[] = {
+		0, 0,		/* two of five pages on node 0 */
+		0, 0, 1,	/* weight now 2: run cut to two more */
+		0, 0, 1,	/* 2:1 from here */
+		0, 0, 0, 1, 1, 1, /* 3:3 */
+	};
+	int i;
+
+	node_set(0, nodes);
+	node_set(1, nodes);
+	for (i = 0; i < ARRAY_SIZE(expect); i++) {
+		if (i == 2)
+			w[0] = 2;
+		if (i == 8) {
+			w[0] = 3;
+			w[1] = 3;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, tier_il_next(&nodes, &prev, &left, w),
+				    expect[i], "step %d", i);
+		KUNIT_EXPECT_LT(test, left, w[prev]);
+	}
+}
+
+/* il_prev pointing outside the mask (cpuset rebind, fork): never used. */
+static void tier_il_stale_state(struct kunit *test)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	u8 w[MAX_NUMNODES] = { [0] = 2, [1] = 1, [2] = 2, [5] = 4 };
+	short prev = 5;
+	u8 left = 3;
+
+	node_set(0, nodes);
+	node_set(2, nodes);
+	KUNIT_EXPECT_EQ(test, tier_il_next(&nodes, &prev, &left, w), 0);
+	KUNIT_EXPECT_EQ(test, prev, 0);
+	KUNIT_EXPECT_EQ(test, left, 1);
+	KUNIT_EXPECT_EQ(test, tier_il_next(&nodes, &prev, &left, w), 0);
+	KUNIT_EXPECT_EQ(test, tier_il_next(&nodes, &prev, &left, w), 2);
+
+	/* An empty mask reports MAX_NUMNODES and leaves the state alone. */
+	nodes_clear(nodes);
+	prev = 2;
+	left = 1;
+	KUNIT_EXPECT_EQ(test, tier_il_next(&nodes, &prev, &left, w),
+			MAX_NUMNODES);
+	KUNIT_EXPECT_EQ(test, prev, 2);
+	KUNIT_EXPECT_EQ(test, left, 1);
+}
+
+/* All weights 1: exactly the base kernel's round robin, on both paths. */
+static void tier_il_weight_one_is_round_robin(struct kunit *test)
+{
+	u8 w[MAX_NUMNODES];
+	nodemask_t nodes;
+	short prev = MAX_NUMNODES - 1;
+	int masks[] = { 0x1, 0x3, 0x5, 0xb, 0xf, 0x1a };
+	int m, i, k, nid, rr;
+
+	memset(w, 1, sizeof(w));
+	for (m = 0; m < ARRAY_SIZE(masks); m++) {
+		nodes_clear(nodes);
+		for (i = 0; i < 8; i++)
+			if (masks[m] & (1 << i))
+				node_set(i, nodes);
+		/* interleave_nid(): the (ilx % n)'th node of the mask. */
+		for (i = 0; i < 40; i++) {
+			rr = first_node(nodes);
+			for (k = 0; k < i % nodes_weight(nodes); k++)
+				rr = next_node(rr, nodes);
+			KUNIT_EXPECT_EQ(test, tier_il_nid(&nodes, i, w), rr);
+		}
+		/* interleave_nodes(): next_node_in(il_prev) every time. */
+		for (i = 0; i < 40; i++) {
+			short p = prev;
+			u8 left = 0;
+
+			rr = next_node_in(prev, nodes);
+			nid = tier_il_next(&nodes, &p, &left, w);
+			KUNIT_EXPECT_EQ(test, nid, rr);
+			KUNIT_EXPECT_EQ(test, left, 0);
+			prev = p;
+		}
+	}
+}
+
+static void tier_il_parse(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", " ", "\n", "5", "5 1 1", "0 1", "1 0", "101 1", "1 101",
+		"-1 1", "a b", "5 x", "5,1", "5 1x", "4294967297 1",
+		"99999999999999999999 1", "5\t1\t3", "+ 1",
+	};
+	unsigned int top = 77, low = 77;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, tier_il_parse_pair("5 1\n", &top, &low), 0);
+	KUNIT_EXPECT_EQ(test, top, 5);
+	KUNIT_EXPECT_EQ(test, low, 1);
+	KUNIT_EXPECT_EQ(test, tier_il_parse_pair("  100\t100 ", &top, &low), 0);
+	KUNIT_EXPECT_EQ(test, top, 100);
+	KUNIT_EXPECT_EQ(test, low, 100);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		top = 77;
+		low = 77;
+		KUNIT_EXPECT_EQ_MSG(test, tier_il_parse_pair(bad[i], &top, &low),
+				    -EINVAL, "input \"%s\"", bad[i]);
+		KUNIT_EXPECT_EQ(test, top, 77);
+		KUNIT_EXPECT_EQ(test, low, 77);
+	}
+}
+
+static struct kunit_case tier_il_cases[] = {
+	KUNIT_CASE(tier_il_two_tiers),
+	KUNIT_CASE(tier_il_three_tiers),
+	KUNIT_CASE(tier_il_subset),
+	KUNIT_CASE(tier_il_one_tier),
+	KUNIT_CASE(tier_il_single_node),
+	KUNIT_CASE(tier_il_max_weights),
+	KUNIT_CASE(tier_il_weight_change),
+	KUNIT_CASE(tier_il_stale_state),
+	KUNIT_CASE(tier_il_weight_one_is_round_robin),
+	KUNIT_CASE(tier_il_parse),
+	{}
+};
+
+static struct kunit_suite tier_il_suite = {
+	.name = "tier_interleave",
+	.test_cases = tier_il_cases,
+};
+
+kunit_test_suite(tier_il_suite);
+
+MODULE_DESCRIPTION("KUnit tests for tier-weighted interleave");
+MODULE_LICENSE("GPL");
