@@ -6,14 +6,17 @@ The machine's NUMA layout comes from topologies/<name>.json (data, not code):
 each node has memory, optional CPUs, and optional HMAT latency/bandwidth that
 place CPU-less nodes in lower memory tiers.  The guest runs the host's root
 file system read-only over virtio-9p, so the host's numactl, python3, damo
-and our test binaries are used as they are.  The command's exit status is
-read from a GUEST_EXIT=<rc> marker on the serial console (QEMU itself exits 0
-whatever the guest did); the whole serial log is kept under build/logs/.
+and our test binaries are used as they are.  The command's output goes to
+build/vm/<name>/output.log (and is streamed to stdout); its exit status is
+read from a GUEST_EXIT=<rc> marker the guest writes to the kernel log (QEMU
+itself exits 0 whatever the guest did).  The whole serial log is kept under
+build/logs/.
 """
 
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -24,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
-EXIT_MARK = "GUEST_EXIT="
+EXIT_RE = re.compile(r"GUEST_EXIT=(\d+)")
 
 
 def load_topology(name):
@@ -34,6 +37,26 @@ def load_topology(name):
         topo = json.load(f)
     topo["name"] = os.path.splitext(os.path.basename(path))[0]
     return topo
+
+
+def _tail(path, done):
+    """Copy @path to stdout as it grows, until @done is set."""
+    pos = 0
+    while True:
+        finished = done.is_set()
+        try:
+            with open(path, errors="replace") as f:
+                f.seek(pos)
+                chunk = f.read()
+                pos = f.tell()
+        except OSError:
+            chunk = ""
+        if chunk:
+            sys.stdout.write(chunk)
+            sys.stdout.flush()
+        if finished:
+            return
+        time.sleep(0.5)
 
 
 def mem_mb(size):
@@ -120,37 +143,35 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
     with open(os.path.join(outdir, "cmd.sh"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
-    cmdline = "console=ttyS0 printk.time=1 panic=-1 " + append
+    cmdline = "console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 " + append
     qemu = ["qemu-system-x86_64", "-accel", "tcg", "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
                        "readonly=on,multidevs=remap",
             "-virtfs", "local,path=%s,mount_tag=out,security_model=none" % outdir,
+            "-device", "virtio-rng-pci",
             "-serial", "stdio", "-monitor", "none"] + qemu_numa_args(topo)
 
     rc = None
-    started = False
     proc = subprocess.Popen(qemu, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL)
     timer = threading.Timer(timeout, proc.kill)
     timer.start()
     t0 = time.time()
+    done = threading.Event()
+    tailer = None
+    if echo == "guest":
+        tailer = threading.Thread(target=_tail, args=(os.path.join(outdir, "output.log"), done))
+        tailer.start()
     try:
         with open(log_path, "w", errors="replace") as log:
             for raw in proc.stdout:
                 line = raw.decode("utf-8", "replace").replace("\r", "")
                 log.write(line)
-                stripped = line.rstrip("\n")
-                if stripped.startswith(EXIT_MARK):
-                    try:
-                        rc = int(stripped[len(EXIT_MARK):])
-                    except ValueError:
-                        rc = 125
-                if stripped == "GUEST_START":
-                    started = True
-                    continue
-                if echo == "all" or (echo == "guest" and started and rc is None
-                                     and not stripped.startswith("[")):
+                m = EXIT_RE.search(line)
+                if m:
+                    rc = int(m.group(1))
+                if echo == "all":
                     sys.stdout.write(line)
                     sys.stdout.flush()
         proc.wait()
@@ -158,6 +179,9 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
         timer.cancel()
         if proc.poll() is None:
             proc.kill()
+        done.set()
+        if tailer:
+            tailer.join()
     elapsed = time.time() - t0
     if rc is None:
         if elapsed >= timeout:

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the node_mem_{used,free}_bp quota goal metrics.
+ */
+#ifdef CONFIG_DAMON_KUNIT_TEST
+
+#ifndef _DAMON_NODE_MEM_GOAL_TEST_H
+#define _DAMON_NODE_MEM_GOAL_TEST_H
+
+#include <kunit/test.h>
+
+static void damos_test_node_mem_bp_of(struct kunit *test)
+{
+	/* 1 GiB node in 4 KiB pages, a quarter free. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(262144, 65536, true), 7500);
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(262144, 65536, false), 2500);
+	/* 99.7% used. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(10000, 30, true), 9970);
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(10000, 30, false), 30);
+	/* Empty and full nodes. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(1000, 1000, true), 0);
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(1000, 0, true), 10000);
+	/* Free above total (racy counters) is clamped. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(1000, 1200, false), 10000);
+	/* Zero total must not divide by zero. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(0, 0, true), 0);
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(0, 5, false), 0);
+	/* Large nodes (1 TiB in pages) do not overflow. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(1UL << 28, 1UL << 27, true),
+			5000);
+}
+
+static void damos_test_node_mem_bp_invalid_node(struct kunit *test)
+{
+	/* Unmeasurable nodes report twice the target: the scheme idles. */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp(-1, true, 9970), 19940);
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp(MAX_NUMNODES, false, 50), 100);
+	/* A real node with memory reports a value in 0..10000. */
+	KUNIT_EXPECT_LE(test, damos_node_mem_bp(first_memory_node, true, 1),
+			10000);
+}
+
+static struct kunit_case damos_node_mem_goal_test_cases[] = {
+	KUNIT_CASE(damos_test_node_mem_bp_of),
+	KUNIT_CASE(damos_test_node_mem_bp_invalid_node),
+	{},
+};
+
+static struct kunit_suite damos_node_mem_goal_test_suite = {
+	.name = "damon-node-mem-goal",
+	.test_cases = damos_node_mem_goal_test_cases,
+};
+
+kunit_test_suite(damos_node_mem_goal_test_suite);
+
+#endif /* _DAMON_NODE_MEM_GOAL_TEST_H */
+
+#endif /* CONFIG_DAMON_KUNIT_TEST */

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of DAMON_TIER: schemes built for 2-tier, 3-tier and flat
+ * layouts, and parameter validation.
+ */
+#ifdef CONFIG_DAMON_TIER_KUNIT_TEST
+
+#ifndef _DAMON_TIER_TEST_H
+#define _DAMON_TIER_TEST_H
+
+#include <kunit/test.h>
+
+static const struct damon_tier_params damon_tier_test_params = {
+	.target_used_bp = 9970,
+	.target_free_bp = 50,
+	.quota_mb = 200,
+	.quota_reset_interval_ms = 1000,
+};
+
+static struct damon_target *damon_tier_test_target;
+
+static struct damon_ctx *damon_tier_test_ctx(struct kunit *test)
+{
+	struct damon_ctx *c = damon_new_ctx();
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	damon_tier_test_target = damon_new_target();
+	KUNIT_ASSERT_NOT_NULL(test, damon_tier_test_target);
+	damon_add_target(c, damon_tier_test_target);
+	return c;
+}
+
+/* Expect scheme @s to migrate @hot pages of [start, end) to @dest. */
+static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
+		bool hot, int dest, int goal_nid, unsigned long start,
+		unsigned long end)
+{
+	struct damos_quota *q = &s->quota;
+	struct damos_quota_goal *g;
+	struct damos_filter *f;
+	int nr_goals = 0, i = 0;
+
+	KUNIT_EXPECT_EQ(test, s->action,
+			hot ? DAMOS_MIGRATE_HOT : DAMOS_MIGRATE_COLD);
+	KUNIT_EXPECT_EQ(test, s->target_nid, dest);
+	KUNIT_EXPECT_EQ(test, s->quota.sz, 200UL << 20);
+	KUNIT_EXPECT_EQ(test, s->quota.reset_interval, 1000);
+	damos_for_each_quota_goal(g, q) {
+		nr_goals++;
+		KUNIT_EXPECT_EQ(test, g->metric, hot ?
+				DAMOS_QUOTA_NODE_MEM_USED_BP :
+				DAMOS_QUOTA_NODE_MEM_FREE_BP);
+		KUNIT_EXPECT_EQ(test, g->target_value, hot ? 9970 : 50);
+		KUNIT_EXPECT_EQ(test, g->nid, goal_nid);
+	}
+	KUNIT_EXPECT_EQ(test, nr_goals, 1);
+	damos_for_each_filter(f, s) {
+		if (i == 0) {
+			/* Reject everything outside the node's range. */
+			KUNIT_EXPECT_EQ(test, f->type, DAMOS_FILTER_TYPE_ADDR);
+			KUNIT_EXPECT_FALSE(test, f->matching);
+			KUNIT_EXPECT_FALSE(test, f->allow);
+			KUNIT_EXPECT_EQ(test, f->addr_range.start, start);
+			KUNIT_EXPECT_EQ(test, f->addr_range.end, end);
+		} else {
+			/* Promote only young pages, never demote them. */
+			KUNIT_EXPECT_EQ(test, f->type, DAMOS_FILTER_TYPE_YOUNG);
+			KUNIT_EXPECT_TRUE(test, f->matching);
+			KUNIT_EXPECT_EQ(test, f->allow, hot);
+		}
+		i++;
+	}
+	KUNIT_EXPECT_EQ(test, i, 2);
+}
+
+static int damon_tier_test_nr_schemes(struct damon_ctx *c)
+{
+	struct damos *s;
+	int nr = 0;
+
+	damon_for_each_scheme(s, c)
+		nr++;
+	return nr;
+}
+
+static void damon_tier_test_two_tiers(struct kunit *test)
+{
+	struct damon_tier_topo topo = {
+		.nr_nodes = 2,
+		.nodes = {
+			{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
+			{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
+		},
+	};
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+	struct damos *s, *schemes[2];
+	int i = 0;
+
+	KUNIT_ASSERT_EQ(test, damon_tier_build(c, damon_tier_test_target, &topo,
+				&damon_tier_test_params), 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 2);
+	damon_for_each_scheme(s, c)
+		schemes[i++] = s;
+	/* node0: demote cold to node1, aiming node0's free memory. */
+	damon_tier_expect_scheme(test, schemes[0], false, 1, 0, 0, 0x40000000);
+	/* node1: promote hot to node0, aiming node0's used memory. */
+	damon_tier_expect_scheme(test, schemes[1], true, 0, 0, 0x40000000,
+				 0x80000000);
+	/* Both node ranges are monitored. */
+	KUNIT_EXPECT_EQ(test, damon_nr_regions(damon_tier_test_target), 2);
+	damon_destroy_ctx(c);
+}
+
+static void damon_tier_test_three_tiers(struct kunit *test)
+{
+	struct damon_tier_topo topo = {
+		.nr_nodes = 3,
+		.nodes = {
+			{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
+			{ 1, 0x1000000, 0x2000000, 2, 0 },
+			{ 2, 0x2000000, 0x3000000, NUMA_NO_NODE, 0 },
+		},
+	};
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+	struct damos *s, *schemes[4];
+	int i = 0;
+
+	KUNIT_ASSERT_EQ(test, damon_tier_build(c, damon_tier_test_target, &topo,
+				&damon_tier_test_params), 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 4);
+	damon_for_each_scheme(s, c)
+		schemes[i++] = s;
+	damon_tier_expect_scheme(test, schemes[0], false, 1, 0, 0, 0x1000000);
+	damon_tier_expect_scheme(test, schemes[1], false, 2, 1, 0x1000000,
+				 0x2000000);
+	damon_tier_expect_scheme(test, schemes[2], true, 0, 0, 0x1000000,
+				 0x2000000);
+	damon_tier_expect_scheme(test, schemes[3], true, 0, 0, 0x2000000,
+				 0x3000000);
+	KUNIT_EXPECT_EQ(test, damon_nr_regions(damon_tier_test_target), 3);
+	damon_destroy_ctx(c);
+}
+
+static void damon_tier_test_flat(struct kunit *test)
+{
+	struct damon_tier_topo topo = {
+		.nr_nodes = 2,
+		.nodes = {
+			{ 0, 0x0, 0x1000000, NUMA_NO_NODE, NUMA_NO_NODE },
+			{ 1, 0x1000000, 0x2000000, NUMA_NO_NODE, NUMA_NO_NODE },
+		},
+	};
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+
+	KUNIT_ASSERT_EQ(test, damon_tier_build(c, damon_tier_test_target, &topo,
+				&damon_tier_test_params), 0);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
+	damon_destroy_ctx(c);
+}
+
+static void damon_tier_test_bad_params(struct kunit *test)
+{
+	struct damon_tier_topo topo = {
+		.nr_nodes = 2,
+		.nodes = {
+			{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
+			{ 1, 0x1000000, 0x2000000, NUMA_NO_NODE, 0 },
+		},
+	};
+	struct damon_tier_params bad[] = {
+		{ 0, 50, 200, 1000 }, { 10001, 50, 200, 1000 },
+		{ 9970, 0, 200, 1000 }, { 9970, 10001, 200, 1000 },
+		{ 9970, 50, 0, 1000 }, { 9970, 50, 200, 0 },
+	};
+	struct damon_tier_topo empty = { .nr_nodes = 0 };
+	struct damon_ctx *c;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		c = damon_tier_test_ctx(test);
+		KUNIT_EXPECT_EQ_MSG(test, damon_tier_build(c, damon_tier_test_target, &topo, &bad[i]),
+				    -EINVAL, "params %d", i);
+		KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
+		damon_destroy_ctx(c);
+	}
+	/* No node with memory: nothing to monitor. */
+	c = damon_tier_test_ctx(test);
+	KUNIT_EXPECT_EQ(test, damon_tier_build(c, damon_tier_test_target, &empty,
+				&damon_tier_test_params), -EINVAL);
+	damon_destroy_ctx(c);
+}
+
+/* The real layout: every node has a range, targets are real nodes. */
+static void damon_tier_test_read_topo(struct kunit *test)
+{
+	struct damon_tier_topo *topo = kunit_kzalloc(test, sizeof(*topo),
+						     GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, topo);
+	damon_tier_read_topo(topo);
+	KUNIT_EXPECT_GE(test, topo->nr_nodes, 1);
+	for (i = 0; i < topo->nr_nodes; i++) {
+		struct damon_tier_node *n = &topo->nodes[i];
+
+		KUNIT_EXPECT_LT(test, n->start, n->end);
+		KUNIT_EXPECT_TRUE(test, node_state(n->nid, N_MEMORY));
+		KUNIT_EXPECT_NE(test, n->demote_to, n->nid);
+		KUNIT_EXPECT_NE(test, n->promote_to, n->nid);
+		if (n->promote_to != NUMA_NO_NODE)
+			KUNIT_EXPECT_TRUE(test,
+					  node_state(n->promote_to, N_MEMORY));
+	}
+}
+
+static struct kunit_case damon_tier_test_cases[] = {
+	KUNIT_CASE(damon_tier_test_two_tiers),
+	KUNIT_CASE(damon_tier_test_three_tiers),
+	KUNIT_CASE(damon_tier_test_flat),
+	KUNIT_CASE(damon_tier_test_bad_params),
+	KUNIT_CASE(damon_tier_test_read_topo),
+	{},
+};
+
+static struct kunit_suite damon_tier_test_suite = {
+	.name = "damon-tier",
+	.test_cases = damon_tier_test_cases,
+};
+
+kunit_test_suite(damon_tier_test_suite);
+
+#endif /* _DAMON_TIER_TEST_H */
+
+#endif /* CONFIG_DAMON_TIER_KUNIT_TEST */

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DAMON-based memory tiering (DAMON_TIER).
+ *
+ * Keeps hot data in the upper memory tiers and moves cold data down, with
+ * no thresholds to tune: per tier boundary, one scheme demotes cold pages
+ * of an upper node aiming at a small free headroom on it
+ * (node_mem_free_bp), and one promotes hot pages of a lower node aiming at
+ * a high utilization of the upper node (node_mem_used_bp).  The DAMOS quota
+ * auto-tuner finds how fast each must go; both are capped at quota_mb per
+ * quota_reset_interval_ms.
+ *
+ * The topology comes from the memory tiers: every node with a demotion
+ * target gets a migrate_cold scheme toward it, every node below the top
+ * tier a migrate_hot scheme toward its nearest upper-tier node.  Each node's
+ * physical address range is monitored (paddr); schemes are kept to their
+ * node's range by address filters.  When the node layout changes the module
+ * rebuilds everything from scratch instead of acting on stale ranges.
+ */
+
+#define pr_fmt(fmt) "damon-tier: " fmt
+
+#include <linux/damon.h>
+#include <linux/kstrtox.h>
+#include <linux/memory-tiers.h>
+#include <linux/mmzone.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "modules-common.h"
+#include "tier.h"
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "damon_tier."
+
+/*
+ * Enable or disable DAMON_TIER.  Also settable at boot: damon_tier.enabled=Y.
+ */
+static bool enabled __read_mostly;
+
+/*
+ * Make DAMON_TIER read the parameters below again while running.  Set Y to
+ * commit them; it reads back N once done.  Bad values make the commit fail
+ * and leave the running schemes as they were.
+ */
+static bool commit_inputs __read_mostly;
+module_param(commit_inputs, bool, 0600);
+
+/*
+ * The upper node's used memory that promotion aims at, in bp (1..10000).
+ */
+static unsigned long target_used_bp __read_mostly = 9970;
+
+/*
+ * The upper node's free memory that demotion aims at, in bp (1..10000).
+ */
+static unsigned long target_free_bp __read_mostly = 50;
+
+/*
+ * Most MiB each scheme migrates per quota_reset_interval_ms (>= 1).
+ */
+static unsigned long quota_mb __read_mostly = 200;
+
+/*
+ * Quota charge and auto-tuning interval in milliseconds (>= 1).  The tuner
+ * adjusts once per interval, so this is also how fast it reacts.
+ */
+static unsigned long quota_reset_interval_ms __read_mostly = 1000;
+
+static struct damon_attrs damon_tier_mon_attrs = {
+	.sample_interval = 5000,	/* 5 ms */
+	.aggr_interval = 100000,	/* 100 ms */
+	.ops_update_interval = 0,
+	.min_nr_regions = 10,
+	.max_nr_regions = 1000,
+};
+DEFINE_DAMON_MODULES_MON_ATTRS_PARAMS(damon_tier_mon_attrs);
+
+/*
+ * Bytes promoted (migrate_hot) and demoted (migrate_cold) since the last
+ * enable.  DAMON migrations are counted in pgmigrate_success (MR_DAMON),
+ * not in the pgpromote_* and pgdemote_* counters, so the module counts
+ * them itself.
+ */
+static unsigned long bytes_promoted;
+module_param(bytes_promoted, ulong, 0400);
+static unsigned long bytes_demoted;
+module_param(bytes_demoted, ulong, 0400);
+
+/* Number of schemes of the running context (read-only). */
+static unsigned long nr_schemes;
+module_param(nr_schemes, ulong, 0400);
+
+/*
+ * ctx, damon_tier_topo and the last-seen stats are touched by parameter
+ * callbacks (serialized by the kernel's module parameter lock) and by the
+ * kdamond's callbacks; the latter only run while the former wait in
+ * damon_stop() or are not running, since damon_start()/damon_stop() are
+ * only called from the "enabled" callback.
+ */
+static struct damon_ctx *ctx;
+static struct damon_tier_topo damon_tier_running_topo;
+static unsigned long damon_tier_last_applied[DAMON_TIER_MAX_SCHEMES];
+
+static int damon_tier_param_set_bounded(const char *val,
+					const struct kernel_param *kp,
+					unsigned long min, unsigned long max)
+{
+	unsigned long v;
+	int err = kstrtoul(val, 0, &v);
+
+	if (err)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -EINVAL;
+	*(unsigned long *)kp->arg = v;
+	return 0;
+}
+
+static int damon_tier_bp_set(const char *val, const struct kernel_param *kp)
+{
+	return damon_tier_param_set_bounded(val, kp, 1, 10000);
+}
+
+static int damon_tier_positive_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	/* 1 TiB per interval is far above any migration bandwidth. */
+	return damon_tier_param_set_bounded(val, kp, 1, 1UL << 20);
+}
+
+static const struct kernel_param_ops damon_tier_bp_ops = {
+	.set = damon_tier_bp_set,
+	.get = param_get_ulong,
+};
+
+static const struct kernel_param_ops damon_tier_positive_ops = {
+	.set = damon_tier_positive_set,
+	.get = param_get_ulong,
+};
+
+module_param_cb(target_used_bp, &damon_tier_bp_ops, &target_used_bp, 0600);
+module_param_cb(target_free_bp, &damon_tier_bp_ops, &target_free_bp, 0600);
+module_param_cb(quota_mb, &damon_tier_positive_ops, &quota_mb, 0600);
+module_param_cb(quota_reset_interval_ms, &damon_tier_positive_ops,
+		&quota_reset_interval_ms, 0600);
+
+/**
+ * damon_tier_read_topo() - read the node layout from the memory tiers
+ * @topo:	filled with every node that has memory
+ *
+ * A node's promotion target is the closest node of which it is a demotion
+ * candidate (an upper-tier node); on equal distance the node with more
+ * tiers below it (the faster one) wins, so hot pages climb straight to the
+ * top tier.
+ */
+void damon_tier_read_topo(struct damon_tier_topo *topo)
+{
+	nodemask_t lower, best_lower;
+	int nid, up, best;
+
+	memset(topo, 0, sizeof(*topo));
+	for_each_node_state(nid, N_MEMORY) {
+		struct damon_tier_node *n = &topo->nodes[topo->nr_nodes];
+		pg_data_t *pgdat = NODE_DATA(nid);
+
+		n->nid = nid;
+		n->start = PFN_PHYS(pgdat->node_start_pfn);
+		n->end = PFN_PHYS(pgdat_end_pfn(pgdat));
+		n->demote_to = next_demotion_node(nid);
+		best = NUMA_NO_NODE;
+		for_each_node_state(up, N_MEMORY) {
+			node_get_allowed_targets(NODE_DATA(up), &lower);
+			if (!node_isset(nid, lower))
+				continue;
+			if (best == NUMA_NO_NODE ||
+			    node_distance(nid, up) < node_distance(nid, best) ||
+			    (node_distance(nid, up) == node_distance(nid, best) &&
+			     nodes_weight(lower) > nodes_weight(best_lower))) {
+				best = up;
+				best_lower = lower;
+			}
+		}
+		n->promote_to = best;
+		/* A node without pages has no range to monitor: skip it. */
+		if (n->end > n->start)
+			topo->nr_nodes++;
+	}
+}
+
+static int damon_tier_add_filters(struct damos *s,
+				  const struct damon_tier_node *n, bool hot)
+{
+	struct damos_filter *f;
+
+	/* Act only on this node's range: reject everything outside. */
+	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
+	if (!f)
+		return -ENOMEM;
+	f->addr_range.start = n->start;
+	f->addr_range.end = n->end;
+	damos_add_filter(s, f);
+
+	/* Promote only pages found young; never demote young ones. */
+	f = damos_new_filter(DAMOS_FILTER_TYPE_YOUNG, true);
+	if (!f)
+		return -ENOMEM;
+	f->allow = hot;
+	damos_add_filter(s, f);
+	return 0;
+}
+
+static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
+		bool hot, const struct damon_tier_params *p)
+{
+	struct damos_access_pattern pattern = {
+		.min_sz_region = PAGE_SIZE,
+		.max_sz_region = ULONG_MAX,
+		.min_nr_accesses = hot ? 1 : 0,
+		.max_nr_accesses = hot ? UINT_MAX : 0,
+		.min_age_region = 0,
+		.max_age_region = UINT_MAX,
+	};
+	struct damos_quota quota = {
+		.reset_interval = p->quota_reset_interval_ms,
+		.sz = p->quota_mb << 20,
+		/* Promote the hottest first, demote the coldest first. */
+		.weight_sz = 0,
+		.weight_nr_accesses = hot ? 100 : 0,
+		.weight_age = hot ? 0 : 100,
+	};
+	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
+	struct damos_quota_goal *goal;
+	struct damos *s;
+
+	s = damon_new_scheme(&pattern,
+			     hot ? DAMOS_MIGRATE_HOT : DAMOS_MIGRATE_COLD,
+			     0, &quota, &wmarks,
+			     hot ? n->promote_to : n->demote_to);
+	if (!s)
+		return NULL;
+	if (hot)
+		goal = damos_new_quota_goal(DAMOS_QUOTA_NODE_MEM_USED_BP,
+					    p->target_used_bp);
+	else
+		goal = damos_new_quota_goal(DAMOS_QUOTA_NODE_MEM_FREE_BP,
+					    p->target_free_bp);
+	if (!goal)
+		goto fail;
+	/* Both aim at the upper node: the destination, or the source. */
+	goal->nid = hot ? n->promote_to : n->nid;
+	damos_add_quota_goal(&s->quota, goal);
+	if (damon_tier_add_filters(s, n, hot))
+		goto fail;
+	return s;
+fail:
+	damon_destroy_scheme(s);
+	return NULL;
+}
+
+/**
+ * damon_tier_build() - set up a context for a topology
+ * @c:		a fresh paddr context with no schemes
+ * @t:		the only target of @c
+ * @topo:	node layout
+ * @p:		parameters (already validated)
+ *
+ * Adds one migrate_cold scheme per node with a demotion target and one
+ * migrate_hot scheme per node with a promotion target, and monitors each
+ * node's range.  A flat topology gets no scheme.
+ *
+ * Return: 0, or a negative error code.
+ */
+int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
+		     const struct damon_tier_topo *topo,
+		     const struct damon_tier_params *p)
+{
+	struct damon_addr_range *ranges;
+	struct damos *s;
+	int i, hot, err;
+
+	if (!p->target_used_bp || p->target_used_bp > 10000 ||
+	    !p->target_free_bp || p->target_free_bp > 10000 ||
+	    !p->quota_mb || !p->quota_reset_interval_ms)
+		return -EINVAL;
+
+	if (!topo->nr_nodes)
+		return -EINVAL;
+	ranges = kmalloc_array(topo->nr_nodes, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges)
+		return -ENOMEM;
+
+	err = -ENOMEM;
+	for (i = 0; i < topo->nr_nodes; i++) {
+		const struct damon_tier_node *n = &topo->nodes[i];
+
+		for (hot = 0; hot <= 1; hot++) {
+			if ((hot ? n->promote_to : n->demote_to) == NUMA_NO_NODE)
+				continue;
+			s = damon_tier_new_scheme(n, hot, p);
+			if (!s)
+				goto out;
+			damon_add_scheme(c, s);
+		}
+		ranges[i].start = n->start;
+		ranges[i].end = n->end;
+	}
+
+	err = damon_set_regions(t, ranges, topo->nr_nodes);
+	if (!err)
+		err = damon_set_attrs(c, &damon_tier_mon_attrs);
+out:
+	kfree(ranges);
+	return err;
+}
+
+static int damon_tier_apply_parameters(void)
+{
+	struct damon_tier_params p = {
+		.target_used_bp = target_used_bp,
+		.target_free_bp = target_free_bp,
+		.quota_mb = quota_mb,
+		.quota_reset_interval_ms = quota_reset_interval_ms,
+	};
+	struct damon_ctx *param_ctx;
+	struct damon_target *param_target;
+	struct damon_tier_topo *topo;
+	int err;
+
+	topo = kmalloc(sizeof(*topo), GFP_KERNEL);
+	if (!topo)
+		return -ENOMEM;
+	damon_tier_read_topo(topo);
+
+	/*
+	 * Build a fresh context and commit it: the running schemes keep their
+	 * quota tuning state, which setting them directly would reset.
+	 */
+	err = damon_modules_new_paddr_ctx_target(&param_ctx, &param_target);
+	if (err)
+		goto out;
+	err = damon_tier_build(param_ctx, param_target, topo, &p);
+	if (!err)
+		err = damon_commit_ctx(ctx, param_ctx);
+	damon_destroy_ctx(param_ctx);
+	if (!err)
+		damon_tier_running_topo = *topo;
+out:
+	kfree(topo);
+	return err;
+}
+
+static bool damon_tier_topo_changed(void)
+{
+	struct damon_tier_topo *now;
+	bool changed;
+
+	now = kmalloc(sizeof(*now), GFP_KERNEL);
+	if (!now)
+		return false;
+	damon_tier_read_topo(now);
+	changed = memcmp(now, &damon_tier_running_topo, sizeof(*now)) != 0;
+	kfree(now);
+	return changed;
+}
+
+/*
+ * The quota tuner starts from almost nothing and at most doubles per reset
+ * interval: from zero it would need ~28 intervals (28 s by default) to reach
+ * a 200 MiB quota.  Start new schemes at their quota instead; the first
+ * tuning step brings an over-achieving scheme down to the minimum at once.
+ */
+static void damon_tier_seed_quotas(struct damon_ctx *c)
+{
+	struct damos *s;
+
+	damon_for_each_scheme(s, c) {
+		if (!s->quota.esz_bp)
+			s->quota.esz_bp = s->quota.sz * 10000;
+	}
+}
+
+static void damon_tier_update_stats(struct damon_ctx *c)
+{
+	unsigned long cur, delta;
+	struct damos *s;
+	int i = 0;
+
+	damon_for_each_scheme(s, c) {
+		if (i >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		cur = s->stat.sz_applied;
+		/* A scheme replaced by a rebuild restarts from zero. */
+		delta = cur >= damon_tier_last_applied[i] ?
+			cur - damon_tier_last_applied[i] : cur;
+		damon_tier_last_applied[i++] = cur;
+		if (s->action == DAMOS_MIGRATE_HOT)
+			WRITE_ONCE(bytes_promoted, bytes_promoted + delta);
+		else
+			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
+	}
+	WRITE_ONCE(nr_schemes, i);
+}
+
+static int damon_tier_after_aggregation(struct damon_ctx *c)
+{
+	int err = 0;
+
+	damon_tier_update_stats(c);
+	if (commit_inputs || damon_tier_topo_changed()) {
+		err = damon_tier_apply_parameters();
+		if (err)
+			pr_warn("cannot apply parameters: %d\n", err);
+		commit_inputs = false;
+		/* Keep running the previous schemes on a bad commit. */
+		err = 0;
+	}
+	damon_tier_seed_quotas(c);
+	return err;
+}
+
+static int damon_tier_before_start(struct damon_ctx *c)
+{
+	damon_tier_seed_quotas(c);
+	return 0;
+}
+
+static int damon_tier_turn(bool on)
+{
+	int err;
+
+	if (!on)
+		return damon_stop(&ctx, 1);
+
+	err = damon_tier_apply_parameters();
+	if (err)
+		return err;
+	WRITE_ONCE(bytes_promoted, 0);
+	WRITE_ONCE(bytes_demoted, 0);
+	memset(damon_tier_last_applied, 0, sizeof(damon_tier_last_applied));
+	return damon_start(&ctx, 1, true);
+}
+
+static int damon_tier_enabled_store(const char *val,
+				    const struct kernel_param *kp)
+{
+	bool want;
+	int err;
+
+	err = kstrtobool(val, &want);
+	if (err)
+		return err;
+
+	/* Before init (kernel command line): init turns it on. */
+	if (!ctx) {
+		enabled = want;
+		return 0;
+	}
+	if (damon_is_running(ctx) == want) {
+		enabled = want;
+		return 0;
+	}
+	err = damon_tier_turn(want);
+	if (!err)
+		enabled = want;
+	return err;
+}
+
+static int damon_tier_enabled_load(char *buffer,
+				   const struct kernel_param *kp)
+{
+	return sprintf(buffer, "%c\n",
+		       ctx && damon_is_running(ctx) ? 'Y' : 'N');
+}
+
+static const struct kernel_param_ops enabled_param_ops = {
+	.set = damon_tier_enabled_store,
+	.get = damon_tier_enabled_load,
+};
+
+module_param_cb(enabled, &enabled_param_ops, &enabled, 0600);
+MODULE_PARM_DESC(enabled, "Enable or disable DAMON_TIER (default: disabled)");
+
+static int damon_tier_kdamond_pid_store(const char *val,
+					const struct kernel_param *kp)
+{
+	/* Read-only, but the kernel command line could write it. */
+	return 0;
+}
+
+static int damon_tier_kdamond_pid_load(char *buffer,
+				       const struct kernel_param *kp)
+{
+	int pid = -1;
+
+	if (ctx) {
+		pid = damon_kdamond_pid(ctx);
+		if (pid < 0)
+			pid = -1;
+	}
+	return sprintf(buffer, "%d\n", pid);
+}
+
+static const struct kernel_param_ops kdamond_pid_param_ops = {
+	.set = damon_tier_kdamond_pid_store,
+	.get = damon_tier_kdamond_pid_load,
+};
+
+/* PID of the kdamond while enabled, else -1. */
+module_param_cb(kdamond_pid, &kdamond_pid_param_ops, NULL, 0400);
+
+static int __init damon_tier_init(void)
+{
+	struct damon_target *target;
+	int err;
+
+	err = damon_modules_new_paddr_ctx_target(&ctx, &target);
+	if (err)
+		return err;
+	ctx->callback.before_start = damon_tier_before_start;
+	ctx->callback.after_aggregation = damon_tier_after_aggregation;
+
+	/* "enabled" may have been set on the kernel command line. */
+	if (enabled) {
+		err = damon_tier_turn(true);
+		if (err)
+			enabled = false;
+	}
+	return err;
+}
+/* After memory_tier_late_init(): the tiers must exist. */
+late_initcall_sync(damon_tier_init);
+
+#include "tests/tier-kunit.h"
