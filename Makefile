@@ -51,8 +51,11 @@ selftests: prepare
 	@mkdir -p $(KSFT)/tiering $(KSFT)/mm
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/tiering OUTPUT=$(KSFT)/tiering \
 		KHDR_INCLUDES= all
-	@$(MAKE) -s -C $(SRC)/tools/testing/selftests TARGETS=damon KHDR_INCLUDES= \
-		INSTALL_PATH=$(KSFT)/upstream install >/dev/null
+	@mkdir -p $(KSFT)/damon
+	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/damon OUTPUT=$(KSFT)/damon \
+		KHDR_INCLUDES= all >/dev/null
+	@cp $(SRC)/tools/testing/selftests/damon/*.sh $(SRC)/tools/testing/selftests/damon/*.py \
+		$(KSFT)/damon/
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
 		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
 

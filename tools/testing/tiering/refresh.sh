@@ -18,11 +18,12 @@ overlay_dirs="mm include kernel Documentation tools"
 [ -f "$state/stamp" ] || { echo "refresh: no prepared tree, run make prepare" >&2; exit 1; }
 cd "$src"
 
-# Candidates: regular files changed since prepare, and every patched file.
-cands=$( { find . -path ./.tiering -prune -o -type f -newer "$state/stamp" -print |
-	   sed 's|^\./||';
+# Candidates: regular files whose size or mtime differ from the base copy
+# (cp -a kept the base's mtimes, so any edit shows), and every patched file.
+cands=$( { rsync -rn --no-links --exclude=/.tiering --out-format='%n' "$src/" "$base/" |
+	   grep -v '/$';
 	   cd "$state/applied" && find . -name '*.patch' | sed 's|^\./||; s|\.patch$||'; } |
-	 grep -v '^\.tiering' | sort -u)
+	 sort -u)
 status=0
 for f in $cands; do
 	case $f in *.o|*.cmd|*.a|*.ko|*.mod*|*.d|*.tmp) continue ;; esac
@@ -30,6 +31,14 @@ for f in $cands; do
 		# A new file: belongs to the overlay when under a mirrored directory.
 		[ -f "$src/$f" ] && [ ! -L "$src/$f" ] || continue
 		case " $overlay_dirs " in *" ${f%%/*} "*) ;; *) continue ;; esac
+		# Only source files; build outputs (binaries, generated
+		# configs) are not work to keep.
+		case $f in
+		*/local_config.*) continue ;;
+		*.c|*.h|*.rst|*.txt|*.py|*.sh|*.json|*.config|*/Kconfig*|*/Makefile) ;;
+		*) echo "refresh: ignoring new file build/src/$f (not a source file)"
+		   continue ;;
+		esac
 		if [ -e "$top/$f" ]; then
 			echo "refresh: REFUSING $f: both build/src and the repository have it" >&2
 			status=1
