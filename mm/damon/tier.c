@@ -213,7 +213,8 @@ static int damon_tier_add_filters(struct damos *s,
 }
 
 static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
-		bool hot, const struct damon_tier_params *p)
+					   bool hot,
+					   const struct damon_tier_params *p)
 {
 	struct damos_access_pattern pattern = {
 		.min_sz_region = PAGE_SIZE,
@@ -316,6 +317,16 @@ out:
 	return err;
 }
 
+static unsigned long damon_tier_nr_schemes(struct damon_ctx *c)
+{
+	unsigned long nr = 0;
+	struct damos *s;
+
+	damon_for_each_scheme(s, c)
+		nr++;
+	return nr;
+}
+
 static int damon_tier_apply_parameters(void)
 {
 	struct damon_tier_params p = {
@@ -344,9 +355,11 @@ static int damon_tier_apply_parameters(void)
 	err = damon_tier_build(param_ctx, param_target, topo, &p);
 	if (!err)
 		err = damon_commit_ctx(ctx, param_ctx);
-	damon_destroy_ctx(param_ctx);
-	if (!err)
+	if (!err) {
 		damon_tier_running_topo = *topo;
+		WRITE_ONCE(nr_schemes, damon_tier_nr_schemes(param_ctx));
+	}
+	damon_destroy_ctx(param_ctx);
 out:
 	kfree(topo);
 	return err;
@@ -401,7 +414,6 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 		else
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
 	}
-	WRITE_ONCE(nr_schemes, i);
 }
 
 static int damon_tier_after_aggregation(struct damon_ctx *c)
@@ -530,6 +542,7 @@ static int __init damon_tier_init(void)
 	}
 	return err;
 }
+
 /* After memory_tier_late_init(): the tiers must exist. */
 late_initcall_sync(damon_tier_init);
 

@@ -30,10 +30,17 @@ static struct damon_ctx *damon_tier_test_ctx(struct kunit *test)
 	return c;
 }
 
+static int damon_tier_test_build(struct damon_ctx *c,
+				 const struct damon_tier_topo *topo,
+				 const struct damon_tier_params *p)
+{
+	return damon_tier_build(c, damon_tier_test_target, topo, p);
+}
+
 /* Expect scheme @s to migrate @hot pages of [start, end) to @dest. */
 static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
-		bool hot, int dest, int goal_nid, unsigned long start,
-		unsigned long end)
+				     bool hot, int dest, int goal_nid,
+				     unsigned long start, unsigned long end)
 {
 	struct damos_quota *q = &s->quota;
 	struct damos_quota_goal *g;
@@ -96,8 +103,8 @@ static void damon_tier_test_two_tiers(struct kunit *test)
 	struct damos *s, *schemes[2];
 	int i = 0;
 
-	KUNIT_ASSERT_EQ(test, damon_tier_build(c, damon_tier_test_target, &topo,
-				&damon_tier_test_params), 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, &topo,
+						    &damon_tier_test_params), 0);
 	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 2);
 	damon_for_each_scheme(s, c)
 		schemes[i++] = s;
@@ -125,8 +132,8 @@ static void damon_tier_test_three_tiers(struct kunit *test)
 	struct damos *s, *schemes[4];
 	int i = 0;
 
-	KUNIT_ASSERT_EQ(test, damon_tier_build(c, damon_tier_test_target, &topo,
-				&damon_tier_test_params), 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, &topo,
+						    &damon_tier_test_params), 0);
 	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 4);
 	damon_for_each_scheme(s, c)
 		schemes[i++] = s;
@@ -152,8 +159,8 @@ static void damon_tier_test_flat(struct kunit *test)
 	};
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 
-	KUNIT_ASSERT_EQ(test, damon_tier_build(c, damon_tier_test_target, &topo,
-				&damon_tier_test_params), 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, &topo,
+						    &damon_tier_test_params), 0);
 	KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
 	damon_destroy_ctx(c);
 }
@@ -178,15 +185,15 @@ static void damon_tier_test_bad_params(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		c = damon_tier_test_ctx(test);
-		KUNIT_EXPECT_EQ_MSG(test, damon_tier_build(c, damon_tier_test_target, &topo, &bad[i]),
+		KUNIT_EXPECT_EQ_MSG(test, damon_tier_test_build(c, &topo, &bad[i]),
 				    -EINVAL, "params %d", i);
 		KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
 		damon_destroy_ctx(c);
 	}
 	/* No node with memory: nothing to monitor. */
 	c = damon_tier_test_ctx(test);
-	KUNIT_EXPECT_EQ(test, damon_tier_build(c, damon_tier_test_target, &empty,
-				&damon_tier_test_params), -EINVAL);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_build(c, &empty,
+						    &damon_tier_test_params), -EINVAL);
 	damon_destroy_ctx(c);
 }
 

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""DAMON sysfs: node_mem_{used,free}_bp quota goals, goals/N/nid and the
+filters/N/allow file.
+
+Checks input validation (bad values fail with EINVAL and change nothing)
+and that the metrics really steer the quota: a goal far from being met
+grows the effective quota, an over-achieved one or one on a node without
+memory shrinks it to the minimum.
+"""
+import errno
+import os
+import sys
+import time
+
+KSFT_SKIP = 4
+ADMIN = "/sys/kernel/mm/damon/admin"
+KD = ADMIN + "/kdamonds"
+failures = 0
+
+
+def write(path, val):
+    """Write @val to @path in one write(); return 0 or the errno."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, val.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def expect(cond, what):
+    global failures
+    print("%s: %s" % ("ok" if cond else "FAIL", what))
+    if not cond:
+        failures += 1
+
+
+def must(path, val):
+    err = write(path, val)
+    if err:
+        raise RuntimeError("writing %r to %s: %s" % (val, path, os.strerror(err)))
+
+
+def node_range(nid):
+    """Physical address range of a node, from its memory blocks."""
+    size = int(read("/sys/devices/system/memory/block_size_bytes"), 16)
+    lo, hi = None, None
+    d = "/sys/devices/system/node/node%d" % nid
+    for e in os.listdir(d):
+        if e.startswith("memory") and e[6:].isdigit():
+            start = int(e[6:]) * size
+            lo = start if lo is None else min(lo, start)
+            hi = start + size if hi is None else max(hi, start + size)
+    return lo, hi
+
+
+def setup_kdamond(goals):
+    """One paddr kdamond over node0 with one migrate_cold scheme per goal."""
+    must(KD + "/nr_kdamonds", "1")
+    ctx = KD + "/0/contexts"
+    must(ctx + "/nr_contexts", "1")
+    must(ctx + "/0/operations", "paddr")
+    must(ctx + "/0/targets/nr_targets", "1")
+    lo, hi = node_range(0)
+    regions = ctx + "/0/targets/0/regions"
+    must(regions + "/nr_regions", "1")
+    must(regions + "/0/start", str(lo))
+    must(regions + "/0/end", str(hi))
+    attrs = ctx + "/0/monitoring_attrs/intervals"
+    must(attrs + "/sample_us", "5000")
+    must(attrs + "/aggr_us", "100000")
+    schemes = ctx + "/0/schemes"
+    must(schemes + "/nr_schemes", str(len(goals)))
+    for i, (metric, target, nid) in enumerate(goals):
+        s = "%s/%d" % (schemes, i)
+        must(s + "/action", "stat")
+        for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                     ("age/max", "4294967295")):
+            must(s + "/access_pattern/" + k, v)
+        must(s + "/quotas/reset_interval_ms", "100")
+        must(s + "/quotas/bytes", str(64 << 20))
+        must(s + "/quotas/goals/nr_goals", "1")
+        g = s + "/quotas/goals/0"
+        must(g + "/target_metric", metric)
+        must(g + "/target_value", str(target))
+        must(g + "/nid", str(nid))
+    return schemes
+
+
+def test_validation():
+    must(KD + "/nr_kdamonds", "1")
+    ctx = KD + "/0/contexts"
+    must(ctx + "/nr_contexts", "1")
+    s = ctx + "/0/schemes"
+    must(s + "/nr_schemes", "1")
+    must(s + "/0/quotas/goals/nr_goals", "1")
+    g = s + "/0/quotas/goals/0"
+    for metric in ("node_mem_used_bp", "node_mem_free_bp"):
+        expect(write(g + "/target_metric", metric) == 0, "target_metric accepts " + metric)
+        expect(read(g + "/target_metric") == metric, "target_metric reads back " + metric)
+    for bad in ("node_mem_bp", "\n", "node_mem_used_bp_x"):
+        expect(write(g + "/target_metric", bad) == errno.EINVAL, "target_metric rejects %r" % bad)
+        expect(read(g + "/target_metric") == "node_mem_free_bp", "target_metric unchanged")
+    expect(os.path.isfile(g + "/nid"), "goal has a nid file")
+    expect(write(g + "/nid", "1") == 0 and read(g + "/nid") == "1", "nid accepts 1")
+    for bad in ("-1", "abc", "\n", "64", "4096", "99999999999"):
+        err = write(g + "/nid", bad)
+        expect(err in (errno.EINVAL, errno.ERANGE), "nid rejects %r (%s)" % (bad, err))
+        expect(read(g + "/nid") == "1", "nid unchanged after %r" % bad)
+
+    must(s + "/0/filters/nr_filters", "1")
+    f = s + "/0/filters/0"
+    expect(os.path.isfile(f + "/allow"), "filter has an allow file")
+    expect(read(f + "/allow") == "N", "allow defaults to N")
+    expect(write(f + "/allow", "Y") == 0 and read(f + "/allow") == "Y", "allow accepts Y")
+    expect(write(f + "/allow", "maybe") == errno.EINVAL, "allow rejects 'maybe'")
+    expect(read(f + "/allow") == "Y", "allow unchanged")
+    must(f + "/allow", "N")
+    must(s + "/0/filters/nr_filters", "0")
+    must(KD + "/nr_kdamonds", "0")
+
+
+def effective_bytes(schemes, n):
+    must(KD + "/0/state", "update_schemes_effective_quotas")
+    return [int(read("%s/%d/quotas/effective_bytes" % (schemes, i))) for i in range(n)]
+
+
+def test_quota_steering():
+    # node0 is far from 99.7% used and far above 0.5% free in this test.
+    goals = [("node_mem_used_bp", 9970, 0),     # unmet: quota grows
+             ("node_mem_free_bp", 50, 0),       # over-achieved: minimum
+             ("node_mem_used_bp", 9970, 7)]     # no such node: minimum
+    schemes = setup_kdamond(goals)
+    must(KD + "/0/state", "on")
+    try:
+        expect(read(KD + "/0/state") == "on", "kdamond with node_mem goals runs")
+        time.sleep(6)
+        esz = effective_bytes(schemes, len(goals))
+        print("effective_bytes:", esz)
+        # The tuner starts at one byte; an unmet goal grows it ~2x per
+        # interval, a met one keeps it at the minimum.
+        expect(esz[0] >= (1 << 20), "unmet node_mem_used_bp goal grew the quota")
+        expect(esz[1] <= (64 << 10), "met node_mem_free_bp goal keeps the quota minimal")
+        expect(esz[2] <= (64 << 10), "goal on a memoryless node keeps the quota minimal")
+        expect(read(KD + "/0/state") == "on", "kdamond still running")
+        # Committing a new nid while running takes effect.
+        must(schemes + "/2/quotas/goals/0/nid", "0")
+        must(KD + "/0/state", "commit")
+        time.sleep(6)
+        esz = effective_bytes(schemes, len(goals))
+        print("effective_bytes after commit:", esz)
+        expect(esz[2] >= (1 << 20), "committed nid 0 makes the third goal grow")
+        expect(esz[1] <= (64 << 10), "the met goal stayed minimal")
+    finally:
+        write(KD + "/0/state", "off")
+        write(KD + "/nr_kdamonds", "0")
+
+
+def main():
+    if not os.path.isdir(ADMIN):
+        print("no DAMON sysfs")
+        return KSFT_SKIP
+    if read(KD + "/nr_kdamonds") != "0":
+        print("DAMON sysfs is in use")
+        return KSFT_SKIP
+    test_validation()
+    test_quota_steering()
+    print("%d failures" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workload for the tiering tests: memory placed on one node, either written
+ * once and left alone (cold) or touched continuously (hot), with its data
+ * checked at the end and its per-node placement reported with
+ * move_pages(2).
+ *
+ *   tier_workload cold MB NODE          fill, then wait for SIGTERM;
+ *                                        exit 0 if the data is intact
+ *   tier_workload hot MB NODE SECONDS   touch for SECONDS; every second print
+ *                                        "t=<s> node0=<pages> node1=... total=<n>",
+ *                                        exit 0 if the data is intact
+ *
+ * Pages hold a pattern derived from their index, so that a page migrated
+ * with wrong contents is found.  Prints "ready" once the memory is placed.
+ */
+#define _GNU_SOURCE
+#include <numaif.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_NODES 8
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	stop = 1;
+}
+
+static uint64_t pattern(unsigned long page, unsigned long word)
+{
+	return (page * 0x9e3779b97f4a7c15ULL) ^ (word + 1);
+}
+
+static void fill(char *buf, unsigned long npages, long psz)
+{
+	unsigned long p, w;
+
+	for (p = 0; p < npages; p++) {
+		uint64_t *q = (uint64_t *)(buf + p * psz);
+
+		for (w = 0; w < psz / 8; w++)
+			q[w] = pattern(p, w);
+	}
+}
+
+static unsigned long check(char *buf, unsigned long npages, long psz)
+{
+	unsigned long p, w, bad = 0;
+
+	for (p = 0; p < npages; p++) {
+		uint64_t *q = (uint64_t *)(buf + p * psz);
+
+		for (w = 0; w < psz / 8; w++)
+			if (q[w] != pattern(p, w)) {
+				bad++;
+				break;
+			}
+	}
+	return bad;
+}
+
+static void report(char *buf, unsigned long npages, long psz, double t)
+{
+	static void **pages;
+	static int *status;
+	unsigned long count[MAX_NODES] = { 0 }, i;
+	int n;
+
+	if (!pages) {
+		pages = calloc(npages, sizeof(*pages));
+		status = calloc(npages, sizeof(*status));
+		for (i = 0; i < npages; i++)
+			pages[i] = buf + i * psz;
+	}
+	if (move_pages(0, npages, pages, NULL, status, 0))
+		return;
+	for (i = 0; i < npages; i++)
+		if (status[i] >= 0 && status[i] < MAX_NODES)
+			count[status[i]]++;
+	printf("t=%.1f", t);
+	for (n = 0; n < MAX_NODES; n++)
+		if (count[n])
+			printf(" node%d=%lu", n, count[n]);
+	printf(" total=%lu\n", npages);
+	fflush(stdout);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	unsigned long mb, npages, mask, p, bad;
+	double start, last = 0, secs = 0;
+	int hot, node;
+	char *buf;
+
+	if (argc < 4 || (strcmp(argv[1], "cold") && strcmp(argv[1], "hot"))) {
+		fprintf(stderr, "usage: %s cold MB NODE | hot MB NODE SECONDS\n", argv[0]);
+		return 2;
+	}
+	hot = !strcmp(argv[1], "hot");
+	mb = strtoul(argv[2], NULL, 0);
+	node = atoi(argv[3]);
+	if (hot)
+		secs = argc > 4 ? atof(argv[4]) : 60;
+	npages = (mb << 20) / psz;
+	mask = 1UL << node;
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+
+	buf = mmap(NULL, npages * psz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return 2;
+	madvise(buf, npages * psz, MADV_NOHUGEPAGE);
+	if (mbind(buf, npages * psz, MPOL_BIND, &mask, MAX_NODES + 1, 0))
+		return 2;
+	fill(buf, npages, psz);
+	/* Placed: later migrations must not be blocked by the binding. */
+	if (mbind(buf, npages * psz, MPOL_DEFAULT, NULL, 0, 0))
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+
+	start = now();
+	while (!stop) {
+		if (!hot) {
+			pause();
+			continue;
+		}
+		/* Read one word per page: keeps every page young. */
+		for (p = 0; p < npages; p++)
+			if (*(volatile uint64_t *)(buf + p * psz) != pattern(p, 0))
+				fprintf(stderr, "page %lu corrupt\n", p);
+		if (now() - last >= 1.0) {
+			last = now();
+			report(buf, npages, psz, last - start);
+		}
+		if (now() - start >= secs)
+			break;
+	}
+	bad = check(buf, npages, psz);
+	printf("%s: %lu of %lu pages corrupt\n", bad ? "FAIL" : "intact", bad, npages);
+	return bad ? 1 : 0;
+}
