@@ -380,18 +380,42 @@ static bool damon_tier_topo_changed(void)
 }
 
 /*
- * The quota tuner starts from almost nothing and at most doubles per reset
- * interval: from zero it would need ~28 intervals (28 s by default) to reach
- * a 200 MiB quota.  Start new schemes at their quota instead; the first
- * tuning step brings an over-achieving scheme down to the minimum at once.
+ * The quota tuner multiplies the quota by (1 + shortfall) per reset
+ * interval.  Two things follow.  From its one-byte start it would need ~28
+ * intervals (28 s by default) to reach a 200 MiB quota, so new schemes
+ * start at their full quota; the first tuning step brings one that
+ * over-achieves its goal down at once.  And close to the goal it barely
+ * moves off its minimum: with the top node at 99.5% used, promotion (aiming
+ * at 99.7%) and demotion (aiming at 0.5% free) are both a few percent short
+ * and would each creep at a few bytes per interval, leaving hot pages
+ * stranded below while cold ones fill the top node.  So a scheme that is
+ * behind its goal moves at least 1/DAMON_TIER_MIN_QUOTA_SHARE of its quota
+ * per interval; promotion only ever finds hot pages and demotion cold ones,
+ * so once the hot set is up both fall quiet.
  */
-static void damon_tier_seed_quotas(struct damon_ctx *c)
+#define DAMON_TIER_MIN_QUOTA_SHARE	16
+
+static void damon_tier_adjust_quotas(struct damon_ctx *c)
 {
+	struct damos_quota_goal *g;
+	struct damos_quota *q;
+	unsigned long floor;
 	struct damos *s;
 
 	damon_for_each_scheme(s, c) {
-		if (!s->quota.esz_bp)
-			s->quota.esz_bp = s->quota.sz * 10000;
+		q = &s->quota;
+		if (!q->esz_bp) {
+			q->esz_bp = q->sz * 10000;
+			continue;
+		}
+		floor = q->sz / DAMON_TIER_MIN_QUOTA_SHARE;
+		damos_for_each_quota_goal(g, q) {
+			if (g->current_value >= g->target_value)
+				continue;
+			/* Used below target, or free below target: behind. */
+			q->esz_bp = max(q->esz_bp, floor * 10000);
+			q->esz = max(q->esz, floor);
+		}
 	}
 }
 
@@ -429,13 +453,13 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 		/* Keep running the previous schemes on a bad commit. */
 		err = 0;
 	}
-	damon_tier_seed_quotas(c);
+	damon_tier_adjust_quotas(c);
 	return err;
 }
 
 static int damon_tier_before_start(struct damon_ctx *c)
 {
-	damon_tier_seed_quotas(c);
+	damon_tier_adjust_quotas(c);
 	return 0;
 }
 

@@ -18,6 +18,8 @@ frags="$top/kernel/configs/tiering.config"
 [ "$variant" = test ] && frags="$frags $top/kernel/configs/tiering-debug.config"
 jobs=$(nproc)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+# Relative paths in the ccache hash: clones elsewhere hit the same entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
 export KBUILD_BUILD_USER=tiering KBUILD_BUILD_HOST=tiering
 kmake() {
 	make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"

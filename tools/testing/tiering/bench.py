@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: interleave and tiering benchmarks, report in build/bench/.
+
+Uses the non-debug kernel (build/run).  All numbers of one table come from
+one VM boot, measured side by side; ratios, not absolute times, are what
+carry over from TCG to hardware.
+"""
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import vm  # noqa: E402
+
+OUT = os.path.join(vm.BUILD, "bench")
+KERNEL = os.path.join(vm.BUILD, "run", "arch", "x86", "boot", "bzImage")
+
+
+def build_tools():
+    exe = os.path.join(OUT, "interleave_bench")
+    subprocess.run(["gcc", "-O2", "-Wall", "-o", exe,
+                    os.path.join(HERE, "bench", "interleave_bench.c"), "-lnuma"], check=True)
+    return exe
+
+
+def guest_json(topology, cmd, name, timeout):
+    rc, log, outdir = vm.run(topology, cmd, kernel=KERNEL, timeout=timeout, name=name,
+                             append="kunit.enable=0", echo="none")
+    rows = []
+    with open(os.path.join(outdir, "output.log")) as f:
+        for line in f:
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    if rc != 0 or not rows:
+        sys.exit("bench: %s failed (rc %d, serial log %s)" % (name, rc, log))
+    return rows
+
+
+def best(rows, key):
+    out = {}
+    for r in rows:
+        k = key(r)
+        out[k] = min(out.get(k, 1e30), r["ns_per_page"])
+    return out
+
+
+def settled_stats(samples, target_bp, skip_s=20):
+    vals = [s["node0_used_bp"] for s in samples if s["t"] >= skip_s]
+    if not vals:
+        return None, None
+    mean = sum(vals) / len(vals)
+    sd = (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5
+    return (mean - target_bp) / 100.0, sd / 100.0
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    exe = build_tools()
+    base = open(os.path.join(vm.BUILD, "base", "VERSION")).read().strip()
+    date = datetime.date.today().isoformat()
+    stamp = "%s, %s" % (base, date)
+    workload = os.path.join(vm.BUILD, "kselftest", "tiering", "tier_workload")
+
+    pol = guest_json("2tier", "%s policies 20000 5" % exe, "bench-policies", 900)
+    scal = guest_json("8node", "%s scaling 8000 5" % exe, "bench-scaling", 900)
+    tier = guest_json("2tier", "python3 %s %s 200 90" % (
+        os.path.join(HERE, "bench", "tiering_bench.py"), workload), "bench-tiering", 1500)
+
+    p = best(pol, lambda r: r["case"])
+    plain = p["MPOL_INTERLEAVE 1 1"]
+    lines = ["# Benchmark report", "",
+             "Kernel base: %s (non-debug build), QEMU TCG, date %s." % (base, date), "",
+             "## Page-fault cost per policy (2tier, 20000 pages, best of 5 x 3 rounds)", "",
+             "| policy | ns/page | vs MPOL_INTERLEAVE 1 1 | placement node0/node1 |",
+             "|---|---|---|---|"]
+    for case in ("no policy", "MPOL_INTERLEAVE 1 1", "MPOL_INTERLEAVE 5 1",
+                 "MPOL_WEIGHTED_INTERLEAVE 5:1"):
+        place = [r["placement"] for r in pol if r["case"] == case][-1]
+        lines.append("| %s | %.0f | %.3f | %s |" % (case, p[case], p[case] / plain,
+                                                   "/".join(map(str, place))))
+    lines += ["", "Goal: MPOL_INTERLEAVE 5 1 <= 1.03 x MPOL_INTERLEAVE 1 1, and no slower "
+              "than MPOL_WEIGHTED_INTERLEAVE 5:1.", "",
+              "## Node-count scaling (8node, 8000 pages)", "",
+              "| nodes in mask | MPOL_INTERLEAVE 1 1 | MPOL_INTERLEAVE 5 1 (tiers) | "
+              "MPOL_WEIGHTED_INTERLEAVE 5:1 | tier 5 1 / plain |", "|---|---|---|---|---|"]
+    s = best(scal, lambda r: (r["case"], r["nodes"]))
+    for k in (2, 4, 8):
+        a, b, c = (s[("MPOL_INTERLEAVE 1 1", k)], s[("MPOL_INTERLEAVE 5 1", k)],
+                   s[("MPOL_WEIGHTED_INTERLEAVE 5:1", k)])
+        lines.append("| %d | %.0f | %.0f | %.0f | %.3f |" % (k, a, b, c, b / a))
+
+    lines += ["", "## Capacity expansion (2tier, 1 GiB nodes, 200 MiB hot set, 90 s)", "",
+              "| mode | hot set on node0 at end | time to 90% | node0 used, mean offset from "
+              "99.7% (pp) | stddev (pp) | pages migrated | kdamond CPU |",
+              "|---|---|---|---|---|---|---|"]
+    for r in tier:
+        smp = r["samples"]
+        t90 = next((x["t"] for x in smp if x["residency"] >= 0.9), None)
+        off, sd = settled_stats(smp, r.get("target_used_bp", 9970))
+        migrated = r["pgmigrate_success"]
+        lines.append("| %s | %.1f%% | %s | %s | %s | %d | %s |" % (
+            r["mode"], 100 * smp[-1]["residency"] if smp else 0,
+            "%.0f s" % t90 if t90 is not None else "never",
+            "%+.2f" % off if off is not None else "-", "%.2f" % sd if sd is not None else "-",
+            migrated, "%.2f%%" % r["kdamond_cpu_pct"] if r["kdamond_cpu_pct"] is not None
+            else "-"))
+    lines += ["", "Pages migrated: pgmigrate_success delta (DAMON and NUMA balancing both "
+              "count there).", ""]
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        cases = ["no policy", "MPOL_INTERLEAVE 1 1", "MPOL_INTERLEAVE 5 1",
+                 "MPOL_WEIGHTED_INTERLEAVE 5:1"]
+        ax.bar(range(len(cases)), [p[c] for c in cases])
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels([c.replace("MPOL_", "").replace(" ", "\n", 1) for c in cases],
+                           fontsize=8)
+        ax.set_ylabel("ns per page fault")
+        ax.set_title("Fault cost per policy (2tier, TCG)\n%s" % stamp, fontsize=9)
+        fig.tight_layout()
+        fig.savefig(os.path.join(OUT, "fault-cost.png"))
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        for case in ("MPOL_INTERLEAVE 1 1", "MPOL_INTERLEAVE 5 1",
+                     "MPOL_WEIGHTED_INTERLEAVE 5:1"):
+            ax.plot([2, 4, 8], [s[(case, k)] for k in (2, 4, 8)], marker="o", label=case)
+        ax.set_xlabel("nodes in the interleave mask")
+        ax.set_ylabel("ns per page fault")
+        ax.set_title("Node-count scaling (8node, TCG)\n%s" % stamp, fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(OUT, "scaling.png"))
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+        for r in tier:
+            t = [x["t"] for x in r["samples"]]
+            a1.plot(t, [100 * x["residency"] for x in r["samples"]], label=r["mode"])
+            a2.plot(t, [x["node0_used_bp"] / 100 for x in r["samples"]], label=r["mode"])
+        a1.set_ylabel("hot set on node0 (%)")
+        a2.set_ylabel("node0 used (%)")
+        a2.axhline(99.7, color="gray", linestyle=":", label="target 99.7%")
+        a2.set_xlabel("seconds")
+        a1.legend(fontsize=8)
+        a2.legend(fontsize=8)
+        a1.set_title("Capacity expansion (2tier, 200 MiB hot set)\n%s" % stamp, fontsize=9)
+        fig.tight_layout()
+        fig.savefig(os.path.join(OUT, "tiering.png"))
+        lines += ["![fault cost](fault-cost.png)", "", "![scaling](scaling.png)", "",
+                  "![tiering](tiering.png)", ""]
+    except ImportError:
+        lines += ["(matplotlib missing: no plots)", ""]
+
+    with open(os.path.join(OUT, "report.md"), "w") as f:
+        f.write("\n".join(lines))
+    with open(os.path.join(OUT, "raw.json"), "w") as f:
+        json.dump({"policies": pol, "scaling": scal, "tiering": tier}, f)
+    print("\n".join(lines))
+    print("\nbench: report in %s" % os.path.join(OUT, "report.md"))
+
+
+if __name__ == "__main__":
+    main()
