@@ -30,6 +30,20 @@ static struct damon_ctx *damon_tier_test_ctx(struct kunit *test)
 	return c;
 }
 
+/* A topology on the heap: struct damon_tier_topo is too big for the stack. */
+static struct damon_tier_topo *damon_tier_test_topo(struct kunit *test,
+						    const struct damon_tier_node *nodes,
+						    int nr)
+{
+	struct damon_tier_topo *topo = kunit_kzalloc(test, sizeof(*topo),
+						     GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, topo);
+	topo->nr_nodes = nr;
+	memcpy(topo->nodes, nodes, nr * sizeof(*nodes));
+	return topo;
+}
+
 static int damon_tier_test_build(struct damon_ctx *c,
 				 const struct damon_tier_topo *topo,
 				 const struct damon_tier_params *p)
@@ -92,18 +106,16 @@ static int damon_tier_test_nr_schemes(struct damon_ctx *c)
 
 static void damon_tier_test_two_tiers(struct kunit *test)
 {
-	struct damon_tier_topo topo = {
-		.nr_nodes = 2,
-		.nodes = {
-			{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
-			{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
-		},
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
+		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
 	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 	struct damos *s, *schemes[2];
 	int i = 0;
 
-	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, &topo,
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo,
 						    &damon_tier_test_params), 0);
 	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 2);
 	damon_for_each_scheme(s, c)
@@ -120,19 +132,17 @@ static void damon_tier_test_two_tiers(struct kunit *test)
 
 static void damon_tier_test_three_tiers(struct kunit *test)
 {
-	struct damon_tier_topo topo = {
-		.nr_nodes = 3,
-		.nodes = {
-			{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
-			{ 1, 0x1000000, 0x2000000, 2, 0 },
-			{ 2, 0x2000000, 0x3000000, NUMA_NO_NODE, 0 },
-		},
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
+		{ 1, 0x1000000, 0x2000000, 2, 0 },
+		{ 2, 0x2000000, 0x3000000, NUMA_NO_NODE, 0 },
 	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 3);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 	struct damos *s, *schemes[4];
 	int i = 0;
 
-	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, &topo,
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo,
 						    &damon_tier_test_params), 0);
 	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 4);
 	damon_for_each_scheme(s, c)
@@ -150,16 +160,14 @@ static void damon_tier_test_three_tiers(struct kunit *test)
 
 static void damon_tier_test_flat(struct kunit *test)
 {
-	struct damon_tier_topo topo = {
-		.nr_nodes = 2,
-		.nodes = {
-			{ 0, 0x0, 0x1000000, NUMA_NO_NODE, NUMA_NO_NODE },
-			{ 1, 0x1000000, 0x2000000, NUMA_NO_NODE, NUMA_NO_NODE },
-		},
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x1000000, NUMA_NO_NODE, NUMA_NO_NODE },
+		{ 1, 0x1000000, 0x2000000, NUMA_NO_NODE, NUMA_NO_NODE },
 	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 
-	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, &topo,
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo,
 						    &damon_tier_test_params), 0);
 	KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
 	damon_destroy_ctx(c);
@@ -167,32 +175,30 @@ static void damon_tier_test_flat(struct kunit *test)
 
 static void damon_tier_test_bad_params(struct kunit *test)
 {
-	struct damon_tier_topo topo = {
-		.nr_nodes = 2,
-		.nodes = {
-			{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
-			{ 1, 0x1000000, 0x2000000, NUMA_NO_NODE, 0 },
-		},
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
+		{ 1, 0x1000000, 0x2000000, NUMA_NO_NODE, 0 },
 	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_tier_topo *empty = damon_tier_test_topo(test, nodes, 0);
 	struct damon_tier_params bad[] = {
 		{ 0, 50, 200, 1000 }, { 10001, 50, 200, 1000 },
 		{ 9970, 0, 200, 1000 }, { 9970, 10001, 200, 1000 },
 		{ 9970, 50, 0, 1000 }, { 9970, 50, 200, 0 },
 	};
-	struct damon_tier_topo empty = { .nr_nodes = 0 };
 	struct damon_ctx *c;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		c = damon_tier_test_ctx(test);
-		KUNIT_EXPECT_EQ_MSG(test, damon_tier_test_build(c, &topo, &bad[i]),
+		KUNIT_EXPECT_EQ_MSG(test, damon_tier_test_build(c, topo, &bad[i]),
 				    -EINVAL, "params %d", i);
 		KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
 		damon_destroy_ctx(c);
 	}
 	/* No node with memory: nothing to monitor. */
 	c = damon_tier_test_ctx(test);
-	KUNIT_EXPECT_EQ(test, damon_tier_test_build(c, &empty,
+	KUNIT_EXPECT_EQ(test, damon_tier_test_build(c, empty,
 						    &damon_tier_test_params), -EINVAL);
 	damon_destroy_ctx(c);
 }

@@ -145,13 +145,17 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
 
     # pci=noacpi: ACPI PCI IRQ routing takes ~14 s per virtio device under
     # TCG with the debug kernel; the PIRQ table is instant.
-    cmdline = ("console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 pci=noacpi " +
-               append)
+    cmdline = ("console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 pci=noacpi "
+               "tiering.top=%s %s" % (TOP, append))
     qemu = ["qemu-system-x86_64", "-accel", "tcg", "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
                        "readonly=on,multidevs=remap",
             "-virtfs", "local,path=%s,mount_tag=out,security_model=none" % outdir,
+            # The repository again: the guest's /tmp is a tmpfs, which would
+            # hide a clone under /tmp.
+            "-virtfs", "local,path=%s,mount_tag=top,security_model=none,readonly=on,"
+                       "multidevs=remap" % TOP,
             "-device", "virtio-rng-pci",
             "-serial", "stdio", "-monitor", "none"] + qemu_numa_args(topo)
 
