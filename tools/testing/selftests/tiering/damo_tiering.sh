@@ -23,14 +23,14 @@ check() {	# FILE EXPECTED
 }
 
 damo start \
-	--kdamond --damon_ctx --ops paddr --numa_node 0 \
-		--damos_action migrate_cold 1 --damos_access_rate 0% 0% \
+	--kdamond --damon_ctx --ops paddr --damon_target --numa_node 0 \
+		--damos_scheme --damos_action migrate_cold 1 --damos_access_rate 0% 0% \
 		--damos_apply_interval 1s \
 		--damos_quota_interval 1s --damos_quota_space 200MB \
 		--damos_quota_goal node_mem_free_bp 0.5% 0 \
 		--damos_filter reject young \
-	--kdamond --damon_ctx --ops paddr --numa_node 1 \
-		--damos_action migrate_hot 0 --damos_access_rate 5% max \
+	--kdamond --damon_ctx --ops paddr --damon_target --numa_node 1 \
+		--damos_scheme --damos_action migrate_hot 0 --damos_access_rate 5% max \
 		--damos_apply_interval 1s \
 		--damos_quota_interval 1s --damos_quota_space 200MB \
 		--damos_quota_goal node_mem_used_bp 99.7% 0 \
@@ -62,9 +62,11 @@ check $S1/filters/0/matching Y
 sleep 3
 check 0/state on
 check 1/state on
-damo status > /tmp/damo-status.txt 2>&1 || { echo "FAIL: damo status"; fail=1; }
-grep -q node_mem_used_bp /tmp/damo-status.txt && echo "ok: damo status shows the goal" ||
-	{ echo "FAIL: damo status does not show node_mem_used_bp"; cat /tmp/damo-status.txt; fail=1; }
+# damo reads the running kdamonds back from the kernel.
+damo report damon > /tmp/damo-report.txt 2>&1 || { echo "FAIL: damo report damon"; fail=1; }
+grep -q 'node_mem_used_bp' /tmp/damo-report.txt && grep -q 'nid 0' /tmp/damo-report.txt &&
+	echo "ok: damo reads back the node_mem_used_bp goal of node 0" ||
+	{ echo "FAIL: damo report misses the goal"; cat /tmp/damo-report.txt; fail=1; }
 damo stop || { echo "FAIL: damo stop"; fail=1; }
 check 0/state off
 exit $fail
