@@ -74,7 +74,11 @@ def qemu_numa_args(topo):
             ncpus = max(ncpus, int(last) + 1)
     hmat = any("latency_ns" in n for n in nodes)
     total = sum(mem_mb(n["mem"]) for n in nodes)
-    args = ["-smp", str(ncpus), "-m", "%dM" % total,
+    # One socket per node with CPUs: CPUs of different nodes sharing a
+    # socket (QEMU's default) make the kernel warn in topology_sane().
+    sockets = max(1, sum(1 for n in nodes if "cpus" in n))
+    args = ["-smp", "%d,sockets=%d,cores=%d,threads=1" % (ncpus, sockets, ncpus // sockets),
+            "-m", "%dM" % total,
             "-machine", "pc,hmat=%s" % ("on" if hmat else "off")]
     for i, n in enumerate(nodes):
         args += ["-object", "memory-backend-ram,id=mem%d,size=%s" % (i, n["mem"])]
