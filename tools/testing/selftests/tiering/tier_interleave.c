@@ -284,7 +284,7 @@ TEST_F(tiers, sysctl_rejects_malformed)
 	static const char * const bad[] = {
 		"\n", "5", "5 1 1", "0 1", "1 0", "101 1", "1 101", "-1 1",
 		"a b", "5 x", "5,1", "5 1x", "0x5 1", "4294967297 1",
-		"99999999999999999999 1", "1.5 1", "5 1 \n 3",
+		"99999999999999999999 1", "1.5 1", "5 1\n3",
 		"5                                                       1",
 	};
 	char before[64], after[64];
@@ -294,7 +294,7 @@ TEST_F(tiers, sysctl_rejects_malformed)
 	read_str(SYSCTL, before, sizeof(before));
 	for (j = 0; j < self->ntiers; j++)
 		w[j] = tier_weight(self->t[j].id);
-	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(EINVAL, write_str(SYSCTL, bad[i]))
 			TH_LOG("input \"%s\"", bad[i]);
 		read_str(SYSCTL, after, sizeof(after));
@@ -316,7 +316,7 @@ TEST_F(tiers, sysfs_weight_validation)
 	ASSERT_EQ(0, write_str(tier_file(id), "100\n"));
 	EXPECT_EQ(100, tier_weight(id));
 	ASSERT_EQ(0, set_tier_weight(id, 4));
-	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(EINVAL, write_str(tier_file(id), bad[i]))
 			TH_LOG("input \"%s\"", bad[i]);
 		EXPECT_EQ(4, tier_weight(id));
@@ -558,7 +558,7 @@ TEST_F(tiers, weighted_interleave_unchanged)
 }
 
 struct stress {
-	volatile int stop;
+	int stop;		/* __atomic accesses */
 	int failures;
 	unsigned long mask;
 	int tier_ids[MAX_TIERS];
@@ -573,7 +573,7 @@ static void *stress_faulter(void *arg)
 
 	if (set_mempolicy(MPOL_INTERLEAVE, &s->mask, MAX_NODES + 1))
 		__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		buf = mmap(NULL, npages * page_size, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (buf == MAP_FAILED) {
@@ -596,7 +596,7 @@ static void *stress_writer(void *arg)
 	unsigned int seed = 1;
 	char buf[32];
 
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		snprintf(buf, sizeof(buf), "%d %d", rand_r(&seed) % 100 + 1,
 			 rand_r(&seed) % 100 + 1);
 		if (write_str(SYSCTL, buf))
@@ -626,7 +626,7 @@ TEST_F_TIMEOUT(tiers, stress_weight_updates, 120)
 	ASSERT_EQ(0, pthread_create(&th[1], NULL, stress_faulter, &s));
 	ASSERT_EQ(0, pthread_create(&th[2], NULL, stress_writer, &s));
 	sleep(secs);
-	s.stop = 1;
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
 	EXPECT_EQ(0, s.failures);

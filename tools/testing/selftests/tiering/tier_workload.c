@@ -27,11 +27,11 @@
 
 #define MAX_NODES 8
 
-static volatile sig_atomic_t stop;
+static int stop;	/* set by the signal handler, __atomic accesses */
 
 static void on_term(int sig)
 {
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 }
 
 static uint64_t pattern(unsigned long page, unsigned long word)
@@ -138,14 +138,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	start = now();
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		if (!hot) {
 			pause();
 			continue;
 		}
 		/* Read one word per page: keeps every page young. */
 		for (p = 0; p < npages; p++)
-			if (*(volatile uint64_t *)(buf + p * psz) != pattern(p, 0))
+			if (__atomic_load_n((uint64_t *)(buf + p * psz),
+					    __ATOMIC_RELAXED) != pattern(p, 0))
 				fprintf(stderr, "page %lu corrupt\n", p);
 		if (now() - last >= 1.0) {
 			last = now();
