@@ -13,37 +13,16 @@ import os
 import sys
 import time
 
+import tiering_util
+
 KSFT_SKIP = 4
 ADMIN = "/sys/kernel/mm/damon/admin"
 KD = ADMIN + "/kdamonds"
-failures = 0
 
 
-def write(path, val):
-    """Write @val to @path in one write(); return 0 or the errno."""
-    try:
-        fd = os.open(path, os.O_WRONLY)
-    except OSError as e:
-        return e.errno
-    try:
-        os.write(fd, val.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
-
-
-def read(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
-def expect(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    if not cond:
-        failures += 1
+write = tiering_util.write_file
+read = tiering_util.read_file
+expect = tiering_util.expect
 
 
 def must(path, val):
@@ -176,8 +155,8 @@ def main():
         return KSFT_SKIP
     test_validation()
     test_quota_steering()
-    print("%d failures" % failures)
-    return 1 if failures else 0
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
 
 
 if __name__ == "__main__":

@@ -11,34 +11,21 @@ import os
 import re
 import sys
 
+import tiering_util
+
 KSFT_SKIP = 4
 PARAMS = "/sys/module/damon_tier/parameters"
-failures = 0
 
 
 def write(name, val):
-    try:
-        fd = os.open(os.path.join(PARAMS, name), os.O_WRONLY)
-    except OSError as e:
-        return e.errno
-    try:
-        os.write(fd, val.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
+    return tiering_util.write_file(os.path.join(PARAMS, name), val)
 
 
 def read(name):
-    with open(os.path.join(PARAMS, name)) as f:
-        return f.read().strip()
+    return tiering_util.read_file(os.path.join(PARAMS, name))
 
 
-def expect(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    failures += 0 if cond else 1
+expect = tiering_util.expect
 
 
 def main():
@@ -77,8 +64,8 @@ def main():
         expect(read("nr_schemes") in ("0",), "flat machine: no schemes (got %s)"
                % read("nr_schemes"))
     expect(write("enabled", "N") == 0 and read("kdamond_pid") == "-1", "disable")
-    print("%d failures" % failures)
-    return 1 if failures else 0
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
 
 
 if __name__ == "__main__":
