@@ -102,6 +102,7 @@ module_param(nr_schemes, ulong, 0400);
  */
 static struct damon_ctx *ctx;
 static struct damon_tier_topo damon_tier_running_topo;
+static struct damon_tier_params damon_tier_running_params;
 static unsigned long damon_tier_last_applied[DAMON_TIER_MAX_SCHEMES];
 
 static int damon_tier_param_set_bounded(const char *val,
@@ -356,7 +357,8 @@ static int damon_tier_apply_parameters(void)
 	if (!err)
 		err = damon_commit_ctx(ctx, param_ctx);
 	if (!err) {
-		damon_tier_running_topo = *topo;
+		memcpy(&damon_tier_running_topo, topo, sizeof(*topo));
+		damon_tier_running_params = p;
 		WRITE_ONCE(nr_schemes, damon_tier_nr_schemes(param_ctx));
 	}
 	damon_destroy_ctx(param_ctx);
@@ -365,58 +367,172 @@ out:
 	return err;
 }
 
+/* Scratch copy for damon_tier_topo_changed(); only the kdamond uses it. */
+static struct damon_tier_topo damon_tier_topo_now;
+
 static bool damon_tier_topo_changed(void)
 {
-	struct damon_tier_topo *now;
-	bool changed;
-
-	now = kmalloc(sizeof(*now), GFP_KERNEL);
-	if (!now)
-		return false;
-	damon_tier_read_topo(now);
-	changed = memcmp(now, &damon_tier_running_topo, sizeof(*now)) != 0;
-	kfree(now);
-	return changed;
+	damon_tier_read_topo(&damon_tier_topo_now);
+	return memcmp(&damon_tier_topo_now, &damon_tier_running_topo,
+		      sizeof(damon_tier_topo_now)) != 0;
 }
 
 /*
- * The quota tuner multiplies the quota by (1 + shortfall) per reset
- * interval.  Two things follow.  From its one-byte start it would need ~28
- * intervals (28 s by default) to reach a 200 MiB quota, so new schemes
- * start at their full quota; the first tuning step brings one that
- * over-achieves its goal down at once.  And close to the goal it barely
- * moves off its minimum: with the top node at 99.5% used, promotion (aiming
- * at 99.7%) and demotion (aiming at 0.5% free) are both a few percent short
- * and would each creep at a few bytes per interval, leaving hot pages
- * stranded below while cold ones fill the top node.  So a scheme that is
- * behind its goal moves at least 1/DAMON_TIER_MIN_QUOTA_SHARE of its quota
- * per interval; promotion only ever finds hot pages and demotion cold ones,
- * so once the hot set is up both fall quiet.
+ * Quota tuning.  DAMOS's own tuner multiplies a quota by (1 + shortfall)
+ * once per interval.  From its one-byte start it needs ~28 intervals to
+ * reach 200 MiB, and close to the goal it hardly moves: with cold data
+ * keeping the top node 99.5% full, promotion (aiming at 99.7% used) and
+ * demotion (aiming at 0.5% free) are both a few tenths of a percent short
+ * and creep at a few bytes per interval, leaving the hot set stranded
+ * below.  So DAMON_TIER sets its schemes' quotas itself, once per quota
+ * interval, from the same goals but in bytes (damon_tier_quota_bytes()):
+ * promotion may fill the upper node up to target_used_bp, demotion may
+ * free it up to target_free_bp, and while hot memory waits below a full
+ * upper node both get an exchange allowance on top.  It starts each
+ * quota window itself, so the core tuner never runs for these schemes.
+ *
+ * Exchange allowance: a probe of 1/DAMON_TIER_PROBE_SHARE of the quota,
+ * then at most twice what promotion really moved in the last interval.
+ * Hot pages that cannot move (pinned, unmovable) thus cost one probe of
+ * demotion, not a steady drain of the upper node.
  */
-#define DAMON_TIER_MIN_QUOTA_SHARE	16
+#define DAMON_TIER_PROBE_SHARE	16
 
-static void damon_tier_adjust_quotas(struct damon_ctx *c)
+/**
+ * damon_tier_quota_bytes() - bytes a scheme may migrate in the next interval
+ * @hot:		true for promotion into the upper node, false for
+ *			demotion from it
+ * @total:		the upper node's memory, bytes
+ * @free:		its free memory, bytes
+ * @p:			parameters (@p->quota_mb caps the result)
+ * @hot_below:		bytes of accessed regions on the nodes promoting into
+ *			the upper node
+ * @promoted_last:	bytes promoted into the upper node last interval
+ *
+ * Return: the quota in bytes, 0 when the scheme should stay idle.
+ */
+unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
+				     unsigned long free,
+				     const struct damon_tier_params *p,
+				     unsigned long hot_below,
+				     unsigned long promoted_last)
 {
-	struct damos_quota_goal *g;
-	struct damos_quota *q;
-	unsigned long floor;
-	struct damos *s;
+	unsigned long quota = p->quota_mb << 20;
+	unsigned long used, want_used, want_free, room = 0, deficit = 0;
+	unsigned long allowance, exchange = 0;
 
-	damon_for_each_scheme(s, c) {
-		q = &s->quota;
-		if (!q->esz_bp) {
-			q->esz_bp = q->sz * 10000;
-			continue;
-		}
-		floor = q->sz / DAMON_TIER_MIN_QUOTA_SHARE;
-		damos_for_each_quota_goal(g, q) {
-			if (g->current_value >= g->target_value)
+	free = min(free, total);
+	used = total - free;
+	want_used = mult_frac(total, p->target_used_bp, 10000);
+	want_free = mult_frac(total, p->target_free_bp, 10000);
+	if (used < want_used)
+		room = want_used - used;
+	if (free < want_free)
+		deficit = want_free - free;
+
+	if (hot_below > room) {
+		if (promoted_last)
+			allowance = 2 * min(promoted_last, quota);
+		else if (room < quota / DAMON_TIER_PROBE_SHARE)
+			allowance = quota / DAMON_TIER_PROBE_SHARE;
+		else
+			allowance = 0;
+		exchange = min(hot_below - room, allowance);
+	}
+	return min((hot ? room : deficit) + exchange, quota);
+}
+
+/*
+ * Window state of the quota tuning: the end of the current quota window,
+ * and bytes promoted into each node in the current and the last window.
+ * Only the kdamond touches them (before_start and after_aggregation).
+ */
+static unsigned long damon_tier_window_end;
+static unsigned long damon_tier_promoted_now[MAX_NUMNODES];
+static unsigned long damon_tier_promoted_last[MAX_NUMNODES];
+
+/* Bytes of accessed regions on the nodes that promote into @upper. */
+static unsigned long damon_tier_hot_below(struct damon_ctx *c, int upper)
+{
+	const struct damon_tier_topo *topo = &damon_tier_running_topo;
+	unsigned long start, end, sz = 0;
+	struct damon_target *t;
+	struct damon_region *r;
+	int i;
+
+	damon_for_each_target(t, c) {
+		damon_for_each_region(r, t) {
+			if (!r->nr_accesses)
 				continue;
-			/* Used below target, or free below target: behind. */
-			q->esz_bp = max(q->esz_bp, floor * 10000);
-			q->esz = max(q->esz, floor);
+			for (i = 0; i < topo->nr_nodes; i++) {
+				const struct damon_tier_node *n = &topo->nodes[i];
+
+				if (n->promote_to != upper)
+					continue;
+				start = max(r->ar.start, n->start);
+				end = min(r->ar.end, n->end);
+				if (start < end)
+					sz += end - start;
+			}
 		}
 	}
+	return sz;
+}
+
+static void damon_tier_set_quota(struct damon_ctx *c, struct damos *s,
+				 const struct damon_tier_params *p)
+{
+	bool hot = s->action == DAMOS_MIGRATE_HOT;
+	struct damos_quota *q = &s->quota;
+	struct damos_quota_goal *g;
+	unsigned long sz = 0;
+	struct sysinfo i;
+	int upper = NUMA_NO_NODE;
+
+	/* Both schemes' goals are on the upper node. */
+	damos_for_each_quota_goal(g, q)
+		upper = g->nid;
+	if (upper != NUMA_NO_NODE && node_state(upper, N_MEMORY)) {
+		si_meminfo_node(&i, upper);
+		sz = damon_tier_quota_bytes(hot,
+				i.totalram << PAGE_SHIFT,
+				i.freeram << PAGE_SHIFT, p,
+				damon_tier_hot_below(c, upper),
+				damon_tier_promoted_last[upper]);
+		damos_for_each_quota_goal(g, q)
+			g->current_value = damos_node_mem_bp_of(i.totalram,
+					i.freeram, hot);
+	}
+
+	/*
+	 * Start the window here, before kdamond_apply_schemes() looks at it:
+	 * the core then sees a running window and keeps this quota.  An
+	 * effective quota of 0 would mean "unlimited"; 1 byte moves nothing.
+	 */
+	q->total_charged_sz += q->charged_sz;
+	q->charged_sz = 0;
+	q->charged_from = jiffies;
+	q->esz = max(sz, 1UL);
+	q->esz_bp = q->esz * 10000;
+}
+
+static void damon_tier_tune(struct damon_ctx *c, bool force)
+{
+	const struct damon_tier_params *p = &damon_tier_running_params;
+	struct damos *s;
+
+	if (!force && time_before(jiffies, damon_tier_window_end))
+		return;
+	if (!force) {
+		memcpy(damon_tier_promoted_last, damon_tier_promoted_now,
+		       sizeof(damon_tier_promoted_now));
+		memset(damon_tier_promoted_now, 0,
+		       sizeof(damon_tier_promoted_now));
+	}
+	damon_for_each_scheme(s, c)
+		damon_tier_set_quota(c, s, p);
+	damon_tier_window_end = jiffies +
+		msecs_to_jiffies(p->quota_reset_interval_ms);
 }
 
 static void damon_tier_update_stats(struct damon_ctx *c)
@@ -433,33 +549,45 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 		delta = cur >= damon_tier_last_applied[i] ?
 			cur - damon_tier_last_applied[i] : cur;
 		damon_tier_last_applied[i++] = cur;
-		if (s->action == DAMOS_MIGRATE_HOT)
+		if (s->action == DAMOS_MIGRATE_HOT) {
 			WRITE_ONCE(bytes_promoted, bytes_promoted + delta);
-		else
+			if (s->target_nid >= 0 && s->target_nid < MAX_NUMNODES)
+				damon_tier_promoted_now[s->target_nid] += delta;
+		} else {
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
+		}
 	}
 }
 
 static int damon_tier_after_aggregation(struct damon_ctx *c)
 {
+	bool new_window = !time_before(jiffies, damon_tier_window_end);
 	int err = 0;
 
 	damon_tier_update_stats(c);
-	if (commit_inputs || damon_tier_topo_changed()) {
+	/*
+	 * Look for node changes once per quota window: until then the old
+	 * ranges are only stale, not unsafe (paddr skips offline pages).
+	 */
+	if (commit_inputs || (new_window && damon_tier_topo_changed())) {
 		err = damon_tier_apply_parameters();
 		if (err)
 			pr_warn("cannot apply parameters: %d\n", err);
 		commit_inputs = false;
 		/* Keep running the previous schemes on a bad commit. */
 		err = 0;
+		/* New schemes must not start with an unlimited quota. */
+		damon_tier_tune(c, true);
 	}
-	damon_tier_adjust_quotas(c);
+	damon_tier_tune(c, false);
 	return err;
 }
 
 static int damon_tier_before_start(struct damon_ctx *c)
 {
-	damon_tier_adjust_quotas(c);
+	memset(damon_tier_promoted_now, 0, sizeof(damon_tier_promoted_now));
+	memset(damon_tier_promoted_last, 0, sizeof(damon_tier_promoted_last));
+	damon_tier_tune(c, true);
 	return 0;
 }
 

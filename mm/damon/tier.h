@@ -55,5 +55,10 @@ void damon_tier_read_topo(struct damon_tier_topo *topo);
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
 		     const struct damon_tier_params *p);
+unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
+				     unsigned long free,
+				     const struct damon_tier_params *p,
+				     unsigned long hot_below,
+				     unsigned long promoted_last);
 
 #endif /* _MM_DAMON_TIER_H */

@@ -226,12 +226,72 @@ static void damon_tier_test_read_topo(struct kunit *test)
 	}
 }
 
+#define MB(x)	((unsigned long)(x) << 20)
+
+/*
+ * Quota of a scheme for a 1000 MiB upper node with goals 99.7% used and
+ * 0.5% free (997 MiB used, 5 MiB free) and a 200 MiB quota; sizes in MiB.
+ */
+static unsigned long damon_tier_test_quota(bool hot, unsigned long free_mb,
+					   unsigned long hot_mb,
+					   unsigned long promoted_mb)
+{
+	return damon_tier_quota_bytes(hot, MB(1000), MB(free_mb),
+				      &damon_tier_test_params, MB(hot_mb),
+				      MB(promoted_mb));
+}
+
+static void damon_tier_test_quota_room_deficit(struct kunit *test)
+{
+	/* 20 MiB free: promotion may fill 17 MiB, demotion idles. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 0, 0), MB(17));
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 0, 0), 0);
+	/* 1 MiB free: demotion frees 4 MiB, promotion idles. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 1, 0, 0), MB(4));
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 1, 0, 0), 0);
+	/* An empty node: promotion capped at the quota. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 1000, 0, 0),
+			MB(200));
+	/* Free above total (racy reads) and a zero-sized node stay sane. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 2000, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(true, 0, 0,
+						     &damon_tier_test_params,
+						     0, 0), 0);
+}
+
+/* 4 MiB free (99.6% used): 1 MiB of room, 1 MiB short of the free goal. */
+static void damon_tier_test_quota_exchange(struct kunit *test)
+{
+	unsigned long probe = MB(200) / 16;
+
+	/* Hot memory below, nothing promoted yet: one probe each. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 0),
+			MB(1) + probe);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 64, 0),
+			MB(1) + probe);
+	/* Promotion moved 10 MiB last time: exchange up to 20 MiB ... */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 10), MB(21));
+	/* ... but not more than what waits below beyond the room ... */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 8, 10), MB(8));
+	/* ... nor more than the quota. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 150),
+			MB(200));
+	/* Room for a probe but nothing promoted: hot memory cannot move. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 0), 0);
+	/* Nothing hot below: only the free goal, however full the node. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 0, 10), MB(1));
+}
+
+#undef MB
+
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_flat),
 	KUNIT_CASE(damon_tier_test_bad_params),
 	KUNIT_CASE(damon_tier_test_read_topo),
+	KUNIT_CASE(damon_tier_test_quota_room_deficit),
+	KUNIT_CASE(damon_tier_test_quota_exchange),
 	{},
 };
 

@@ -65,6 +65,24 @@ def node_mem(nid):
     return vals["MemTotal"], vals["MemFree"]
 
 
+def damon_regions():
+    """Allocated damon_region objects, or None without /proc/slabinfo."""
+    try:
+        with open("/proc/slabinfo") as f:
+            for line in f:
+                if line.startswith("damon_region "):
+                    return int(line.split()[2])
+    except OSError:
+        pass
+    return None
+
+
+# DAMON_TIER monitors at most max_nr_regions (1000) regions; transient
+# splits by quotas and filters add a few per scheme.  Far more means leaked
+# or runaway regions.
+MAX_REGIONS = 5000
+
+
 def wait_ready(proc, what):
     line = proc.stdout.readline()
     if line.strip() != "ready":
@@ -114,6 +132,7 @@ def main():
                                stdout=subprocess.PIPE, text=True)
         wait_ready(hot, "hot set")
         if a.toggle:
+            before = damon_regions()
             pids = set()
             for i in range(a.toggle):
                 param("enabled", "Y")
@@ -132,6 +151,12 @@ def main():
                 print("FAIL: damon_tier not running after the toggling")
                 failures += 1
             param("enabled", "N")
+            after = damon_regions()
+            # A stopped kdamond frees its regions: nothing may pile up.
+            print("damon_region objects: %s before, %s after" % (before, after))
+            if before is not None and after > before + 100:
+                print("FAIL: %d damon_region objects leaked" % (after - before))
+                failures += 1
         else:
             t0 = time.time()
             param("enabled", "Y")
@@ -150,9 +175,15 @@ def main():
                 el = time.time() - t0
                 _, free_now = node_mem(top)
                 free_bp = free_now * 10000 // total
-                print("t=%5.1fs hot on node%d: %5.1f%%  node%d free %5.2f%%  promoted %s MiB  demoted %s MiB"
+                regions = damon_regions()
+                print("t=%5.1fs hot on node%d: %5.1f%%  node%d free %5.2f%%  promoted %s MiB  demoted %s MiB  regions %s"
                       % (el, top, residency * 100, top, free_bp / 100,
-                         int(param("bytes_promoted")) >> 20, int(param("bytes_demoted")) >> 20))
+                         int(param("bytes_promoted")) >> 20, int(param("bytes_demoted")) >> 20,
+                         regions))
+                if regions is not None and regions > MAX_REGIONS:
+                    print("FAIL: %d damon_region objects allocated" % regions)
+                    failures += 1
+                    break
                 if reached is None and residency >= 0.9:
                     reached = el
                 if reached is not None:
