@@ -93,6 +93,10 @@ module_param(bytes_demoted, ulong, 0400);
 static unsigned long nr_schemes;
 module_param(nr_schemes, ulong, 0400);
 
+/* Number of DAMON regions at the last aggregation (read-only). */
+static unsigned long nr_regions;
+module_param(nr_regions, ulong, 0400);
+
 /*
  * ctx, damon_tier_topo and the last-seen stats are touched by parameter
  * callbacks (serialized by the kernel's module parameter lock) and by the
@@ -443,11 +447,15 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 }
 
 /*
- * Window state of the quota tuning: the end of the current quota window,
- * and bytes promoted into each node in the current and the last window.
- * Only the kdamond touches them (before_start and after_aggregation).
+ * Window state of the quota tuning: the end of the current quota window;
+ * per scheme (in list order) the bytes it may migrate in this window and
+ * the bytes it migrated so far, with the last-seen sz_applied; per node
+ * the bytes promoted into it in this and in the last window.  Only the
+ * kdamond touches them (before_start and after_aggregation).
  */
 static unsigned long damon_tier_window_end;
+static unsigned long damon_tier_want[DAMON_TIER_MAX_SCHEMES];
+static unsigned long damon_tier_moved[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_promoted_now[MAX_NUMNODES];
 static unsigned long damon_tier_promoted_last[MAX_NUMNODES];
 
@@ -479,47 +487,105 @@ static unsigned long damon_tier_hot_below(struct damon_ctx *c, int upper)
 	return sz;
 }
 
-static void damon_tier_set_quota(struct damon_ctx *c, struct damos *s,
-				 const struct damon_tier_params *p)
+/* Bytes scheme @s may migrate in the new window. */
+static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
+					   struct damos *s,
+					   const struct damon_tier_params *p)
 {
 	bool hot = s->action == DAMOS_MIGRATE_HOT;
 	struct damos_quota *q = &s->quota;
 	struct damos_quota_goal *g;
-	unsigned long sz = 0;
-	struct sysinfo i;
 	int upper = NUMA_NO_NODE;
+	unsigned long want;
+	struct sysinfo i;
 
 	/* Both schemes' goals are on the upper node. */
 	damos_for_each_quota_goal(g, q)
 		upper = g->nid;
-	if (upper != NUMA_NO_NODE && node_state(upper, N_MEMORY)) {
-		si_meminfo_node(&i, upper);
-		sz = damon_tier_quota_bytes(hot,
-				i.totalram << PAGE_SHIFT,
-				i.freeram << PAGE_SHIFT, p,
-				damon_tier_hot_below(c, upper),
-				damon_tier_promoted_last[upper]);
-		damos_for_each_quota_goal(g, q)
-			g->current_value = damos_node_mem_bp_of(i.totalram,
-					i.freeram, hot);
-	}
-
-	/*
-	 * Start the window here, before kdamond_apply_schemes() looks at it:
-	 * the core then sees a running window and keeps this quota.  An
-	 * effective quota of 0 would mean "unlimited"; 1 byte moves nothing.
-	 */
-	q->total_charged_sz += q->charged_sz;
-	q->charged_sz = 0;
-	q->charged_from = jiffies;
-	q->esz = max(sz, 1UL);
-	q->esz_bp = q->esz * 10000;
+	if (upper < 0 || upper >= MAX_NUMNODES || !node_state(upper, N_MEMORY))
+		return 0;
+	si_meminfo_node(&i, upper);
+	want = damon_tier_quota_bytes(hot, i.totalram << PAGE_SHIFT,
+				      i.freeram << PAGE_SHIFT, p,
+				      damon_tier_hot_below(c, upper),
+				      damon_tier_promoted_last[upper]);
+	/* For reporting: what the core tuner would have measured. */
+	damos_for_each_quota_goal(g, q)
+		g->current_value = damos_node_mem_bp_of(i.totalram, i.freeram,
+							hot);
+	return want;
 }
 
+/*
+ * Let each scheme try, in the next apply pass, about as many bytes as it
+ * still may move in this window.  The quota is charged by the size of the
+ * regions tried, but only part of them moves: memory that is not on the
+ * LRU (kernel memory, page tables) never does, and the young filters count
+ * a page DAMON never marked idle as young at the first look (and mark it
+ * old), so cold memory moves on a later pass over it.  DAMOS continues each
+ * pass where the last one stopped, so the passes sweep the eligible
+ * regions; a pass that tried memory and moved none doubles the next one's
+ * size, up to DAMON_TIER_MAX_STEP_SHIFT doublings, so that the sweep gets
+ * through unmovable memory quickly while a pass can overshoot what is left
+ * by at most that factor.  The whole window stays within quota_mb.
+ */
+#define DAMON_TIER_MAX_STEP_SHIFT	4
+
+static unsigned long damon_tier_charged[DAMON_TIER_MAX_SCHEMES];
+static unsigned long damon_tier_moved_seen[DAMON_TIER_MAX_SCHEMES];
+static unsigned int damon_tier_step_shift[DAMON_TIER_MAX_SCHEMES];
+
+static void damon_tier_top_up(struct damon_ctx *c)
+{
+	unsigned long left, step, quota;
+	struct damos_quota *q;
+	unsigned int *shift;
+	struct damos *s;
+	int i = 0;
+
+	damon_for_each_scheme(s, c) {
+		if (i >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		q = &s->quota;
+		shift = &damon_tier_step_shift[i];
+		if (damon_tier_moved[i] > damon_tier_moved_seen[i])
+			*shift = 0;
+		else if (q->charged_sz > damon_tier_charged[i] &&
+			 *shift < DAMON_TIER_MAX_STEP_SHIFT)
+			(*shift)++;
+		damon_tier_moved_seen[i] = damon_tier_moved[i];
+		damon_tier_charged[i] = q->charged_sz;
+
+		left = damon_tier_want[i] > damon_tier_moved[i] ?
+			damon_tier_want[i] - damon_tier_moved[i] : 0;
+		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
+		step = left > quota >> *shift ? quota : left << *shift;
+		/*
+		 * Whole pages: DAMON splits regions at the quota's end, and
+		 * with CONFIG_DAMON_KUNIT_TEST its minimum region is one
+		 * byte.  A scheme with nothing to move is switched off: an
+		 * effective quota of 0 would mean "unlimited".
+		 */
+		step = ALIGN_DOWN(step, PAGE_SIZE);
+		s->wmarks.activated = step != 0;
+		q->esz = q->charged_sz + max(step, PAGE_SIZE);
+		q->esz_bp = q->esz * 10000;
+		i++;
+	}
+}
+
+/*
+ * Start a new quota window when the last one is over (or at once with
+ * @force): take the bytes each scheme may move from the goals, and start
+ * the window here, before kdamond_apply_schemes() looks at it, so that the
+ * core sees a running window and its tuner leaves these quotas alone.
+ */
 static void damon_tier_tune(struct damon_ctx *c, bool force)
 {
 	const struct damon_tier_params *p = &damon_tier_running_params;
+	struct damos_quota *q;
 	struct damos *s;
+	int i = 0;
 
 	if (!force && time_before(jiffies, damon_tier_window_end))
 		return;
@@ -529,15 +595,26 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 		memset(damon_tier_promoted_now, 0,
 		       sizeof(damon_tier_promoted_now));
 	}
-	damon_for_each_scheme(s, c)
-		damon_tier_set_quota(c, s, p);
+	damon_for_each_scheme(s, c) {
+		if (i >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		q = &s->quota;
+		damon_tier_want[i] = damon_tier_want_bytes(c, s, p);
+		damon_tier_moved[i] = 0;
+		damon_tier_moved_seen[i] = 0;
+		damon_tier_charged[i++] = 0;
+		q->total_charged_sz += q->charged_sz;
+		q->charged_sz = 0;
+		q->charged_from = jiffies;
+	}
 	damon_tier_window_end = jiffies +
 		msecs_to_jiffies(p->quota_reset_interval_ms);
 }
 
 static void damon_tier_update_stats(struct damon_ctx *c)
 {
-	unsigned long cur, delta;
+	unsigned long cur, delta, nr = 0;
+	struct damon_target *t;
 	struct damos *s;
 	int i = 0;
 
@@ -548,7 +625,8 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 		/* A scheme replaced by a rebuild restarts from zero. */
 		delta = cur >= damon_tier_last_applied[i] ?
 			cur - damon_tier_last_applied[i] : cur;
-		damon_tier_last_applied[i++] = cur;
+		damon_tier_last_applied[i] = cur;
+		damon_tier_moved[i++] += delta;
 		if (s->action == DAMOS_MIGRATE_HOT) {
 			WRITE_ONCE(bytes_promoted, bytes_promoted + delta);
 			if (s->target_nid >= 0 && s->target_nid < MAX_NUMNODES)
@@ -557,6 +635,9 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
 		}
 	}
+	damon_for_each_target(t, c)
+		nr += damon_nr_regions(t);
+	WRITE_ONCE(nr_regions, nr);
 }
 
 static int damon_tier_after_aggregation(struct damon_ctx *c)
@@ -580,6 +661,7 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 		damon_tier_tune(c, true);
 	}
 	damon_tier_tune(c, false);
+	damon_tier_top_up(c);
 	return err;
 }
 
@@ -588,6 +670,7 @@ static int damon_tier_before_start(struct damon_ctx *c)
 	memset(damon_tier_promoted_now, 0, sizeof(damon_tier_promoted_now));
 	memset(damon_tier_promoted_last, 0, sizeof(damon_tier_promoted_last));
 	damon_tier_tune(c, true);
+	damon_tier_top_up(c);
 	return 0;
 }
 
@@ -595,8 +678,12 @@ static int damon_tier_turn(bool on)
 {
 	int err;
 
-	if (!on)
-		return damon_stop(&ctx, 1);
+	if (!on) {
+		err = damon_stop(&ctx, 1);
+		if (!err)
+			WRITE_ONCE(nr_regions, 0);
+		return err;
+	}
 
 	err = damon_tier_apply_parameters();
 	if (err)

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""tierctl against the real kernel (2tier/3tier VMs).
+
+- show --json agrees with sysfs (tiers, nodes, HMAT, the sysctl);
+- weights set/--tier/auto write what they say, and bad input changes
+  nothing and prints no traceback;
+- damo-policy writes a file that the unmodified damo starts: the kdamonds
+  run and hold the node_mem goals and young filters of the policy;
+- watch prints one line per interval.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tiering_util import expect, read_file  # noqa: E402
+import tiering_util  # noqa: E402
+
+KSFT_SKIP = 4
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                   ".."))
+TIERCTL = os.path.join(TOP, "tools", "mm", "tierctl")
+SYSCTL = "/proc/sys/vm/numa_tier_interleave"
+TIERS = "/sys/devices/virtual/memory_tiering"
+ADMIN = "/sys/kernel/mm/damon/admin/kdamonds"
+
+
+def tierctl(*args):
+    p = subprocess.run([sys.executable, TIERCTL] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if "Traceback" in p.stderr:
+        print(p.stderr)
+        expect(False, "tierctl %s: no traceback" % " ".join(args))
+    return p
+
+
+def tier_weights():
+    return {int(d[len("memory_tier"):]): read_file(os.path.join(TIERS, d, "interleave_weight"))
+            for d in os.listdir(TIERS) if d.startswith("memory_tier")}
+
+
+def check_show():
+    p = tierctl("show", "--json")
+    expect(p.returncode == 0, "show --json exits 0")
+    st = json.loads(p.stdout)
+    want = {}
+    for d in os.listdir(TIERS):
+        if d.startswith("memory_tier"):
+            want[int(d[len("memory_tier"):])] = read_file(os.path.join(TIERS, d, "nodelist"))
+    got = {t["id"]: ",".join(map(str, t["nodes"])) for t in st["tiers"]}
+    expect(got == want, "show lists the kernel's tiers %s (got %s)" % (want, got))
+    expect([t["id"] for t in st["tiers"]] == sorted(want), "tiers fastest first")
+    expect(st["numa_tier_interleave"] == [int(x) for x in read_file(SYSCTL).split()],
+           "show reports vm.numa_tier_interleave")
+    for n in st["nodes"]:
+        mi = {}
+        for line in open("/sys/devices/system/node/node%d/meminfo" % n["node"]):
+            f = line.split()
+            mi[f[2].rstrip(":")] = int(f[3])
+        expect(n["total_kb"] == mi["MemTotal"], "node%d size matches meminfo" % n["node"])
+        bw = "/sys/devices/system/node/node%d/access0/initiators/read_bandwidth" % n["node"]
+        if os.path.exists(bw):
+            expect(n["hmat"].get("read_bandwidth") == int(read_file(bw)),
+                   "node%d HMAT read bandwidth %s" % (n["node"], read_file(bw)))
+    p = tierctl("show")
+    expect(p.returncode == 0 and "memory_tier" in p.stdout and "node0" in p.stdout,
+           "show prints the table")
+
+
+def check_weights():
+    tiers = sorted(tier_weights())
+    low = tiers[-1]
+    p = tierctl("weights", "set", "5", "1")
+    expect(p.returncode == 0 and read_file(SYSCTL) == "5 1", "weights set 5 1 -> sysctl '5 1'")
+    w = tier_weights()
+    expect(w[tiers[0]] == "5" and all(w[t] == "1" for t in tiers[1:]),
+           "the top tier's weight is 5, the others 1: %s" % w)
+    p = tierctl("weights", "set", "--tier", str(low), "3")
+    expect(p.returncode == 0 and tier_weights()[low] == "3",
+           "weights set --tier %d 3" % low)
+    before_sysctl, before = read_file(SYSCTL), tier_weights()
+    for bad in (["0", "1"], ["101", "1"], ["x", "1"], ["5"], ["--tier", "999", "2"],
+                ["--tier", str(low), "0"]):
+        p = tierctl("weights", "set", *bad)
+        expect(p.returncode != 0 and p.stderr.strip(),
+               "weights set %s refused with a message" % " ".join(bad))
+    expect(read_file(SYSCTL) == before_sysctl and tier_weights() == before,
+           "refused writes changed nothing")
+
+    p = tierctl("weights", "auto", "--dry-run")
+    expect(p.returncode == 0 and "dry run" in p.stdout, "weights auto --dry-run")
+    expect(tier_weights() == before, "dry run wrote nothing")
+    planned = {}
+    for line in p.stdout.splitlines():
+        if "-> weight" in line:
+            planned[int(line.split()[0][len("memory_tier"):])] = line.split()[-1]
+    p = tierctl("weights", "auto")
+    expect(p.returncode == 0 and tier_weights() == planned and planned[low] == "1",
+           "weights auto wrote %s" % planned)
+    expect(int(planned[tiers[0]]) > 1, "the top tier's HMAT bandwidth gives it more weight")
+    tierctl("weights", "set", "1", "1")
+    expect(read_file(SYSCTL) == "1 1", "weights back to 1 1")
+
+
+def check_damo_policy():
+    damo = subprocess.run(["sh", "-c", "command -v damo"], stdout=subprocess.PIPE, text=True)
+    if damo.returncode != 0:
+        print("# damo not installed: damo-policy not checked")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "tiering.json")
+        p = tierctl("damo-policy", "-g", "-o", f)
+        expect(p.returncode == 0 and os.path.exists(f), "damo-policy -g -o FILE")
+        pol = json.load(open(f))
+        p = subprocess.run(["damo", "start", f], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        expect(p.returncode == 0, "damo start FILE exits 0: %s" % p.stdout.strip()[-300:])
+        try:
+            n = len(pol["kdamonds"])
+            for i, kd in enumerate(pol["kdamonds"]):
+                s = kd["contexts"][0]["schemes"][0]
+                g = s["quotas"]["goals"][0]
+                base = "%s/%d/contexts/0/schemes/0" % (ADMIN, i)
+                expect(read_file("%s/%d/state" % (ADMIN, i)) == "on", "kdamond %d on" % i)
+                expect(read_file(base + "/action") == s["action"], "kdamond %d %s" % (i, s["action"]))
+                expect(read_file(base + "/target_nid") == str(s["target_nid"]),
+                       "kdamond %d target_nid %d" % (i, s["target_nid"]))
+                expect(read_file(base + "/quotas/goals/0/target_metric") == g["metric"] and
+                       read_file(base + "/quotas/goals/0/nid") == str(g["nid"]),
+                       "kdamond %d goal %s nid %d" % (i, g["metric"], g["nid"]))
+                expect(read_file(base + "/filters/0/type") == "young" and
+                       read_file(base + "/filters/0/allow") == ("Y" if s["filters"][0]["allow"]
+                                                                else "N"),
+                       "kdamond %d young filter allow=%s" % (i, s["filters"][0]["allow"]))
+            expect(n >= 2, "%d kdamonds (demotion and promotion)" % n)
+        finally:
+            subprocess.run(["damo", "stop"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        expect(read_file("%s/0/state" % ADMIN) == "off", "damo stop stops them")
+
+
+def check_watch():
+    p = tierctl("watch", "--interval", "0.5", "--count", "2")
+    lines = p.stdout.splitlines()
+    expect(p.returncode == 0 and len(lines) == 3 and lines[0].split()[0] == "TIME",
+           "watch prints a header and one line per interval")
+
+
+def main():
+    if not os.path.exists(SYSCTL) or not os.path.isdir(TIERS):
+        print("kernel without tier interleave")
+        return KSFT_SKIP
+    saved = read_file(SYSCTL)
+    try:
+        check_show()
+        check_weights()
+        check_damo_policy()
+        check_watch()
+    finally:
+        with open(SYSCTL, "w") as f:
+            f.write(saved)
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
