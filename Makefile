@@ -59,14 +59,14 @@ selftests: prepare
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
 		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
 
-check: kernel selftests venv
+check: kernel kernel-run selftests venv
 	@python3 -m pytest --version >/dev/null 2>&1 || pip install -q pytest
 	python3 $(T)/check.py
 
 check-host:
 	python3 -m pytest -q -p no:cacheprovider $(T)/selftest
 
-demo: kernel selftests venv
+demo: kernel-run selftests venv
 	python3 $(T)/demo.py
 
 bench: kernel-run selftests venv

@@ -6,9 +6,9 @@
  * no thresholds to tune: per tier boundary, one scheme demotes cold pages
  * of an upper node aiming at a small free headroom on it
  * (node_mem_free_bp), and one promotes hot pages of a lower node aiming at
- * a high utilization of the upper node (node_mem_used_bp).  The DAMOS quota
- * auto-tuner finds how fast each must go; both are capped at quota_mb per
- * quota_reset_interval_ms.
+ * a high utilization of the upper node (node_mem_used_bp).  The module
+ * turns the goals into bytes to move per quota_reset_interval_ms (see
+ * damon_tier_quota_bytes()), capped at quota_mb.
  *
  * The topology comes from the memory tiers: every node with a demotion
  * target gets a migrate_cold scheme toward it, every node below the top
@@ -64,8 +64,8 @@ static unsigned long target_free_bp __read_mostly = 50;
 static unsigned long quota_mb __read_mostly = 200;
 
 /*
- * Quota charge and auto-tuning interval in milliseconds (>= 1).  The tuner
- * adjusts once per interval, so this is also how fast it reacts.
+ * Interval in milliseconds (>= 1) at which the quotas are set again from
+ * the nodes' utilization, so also how fast the module reacts.
  */
 static unsigned long quota_reset_interval_ms __read_mostly = 1000;
 
@@ -395,10 +395,14 @@ static bool damon_tier_topo_changed(void)
  * upper node both get an exchange allowance on top.  It starts each
  * quota window itself, so the core tuner never runs for these schemes.
  *
- * Exchange allowance: a probe of 1/DAMON_TIER_PROBE_SHARE of the quota,
- * then at most twice what promotion really moved in the last interval.
- * Hot pages that cannot move (pinned, unmovable) thus cost one probe of
- * demotion, not a steady drain of the upper node.
+ * Exchange allowance, only while the upper node has no room for a probe
+ * of 1/DAMON_TIER_PROBE_SHARE of the quota: what promotion really moved
+ * in the last interval plus such a probe.  It thus grows by a probe per
+ * interval while promotion keeps up.  "Accessed regions below" is a
+ * coarse estimate of the hot memory there, so a node with room never
+ * exchanges (promotion fills the room first), and hot pages that cannot
+ * move (pinned, unmovable) cost one probe of demotion, not a steady drain
+ * of the upper node.
  */
 #define DAMON_TIER_PROBE_SHARE	16
 
@@ -434,13 +438,10 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 	if (free < want_free)
 		deficit = want_free - free;
 
-	if (hot_below > room) {
-		if (promoted_last)
-			allowance = 2 * min(promoted_last, quota);
-		else if (room < quota / DAMON_TIER_PROBE_SHARE)
-			allowance = quota / DAMON_TIER_PROBE_SHARE;
-		else
-			allowance = 0;
+	/* Only a full node exchanges: with room, promotion just fills it. */
+	if (room < quota / DAMON_TIER_PROBE_SHARE && hot_below > room) {
+		allowance = min(promoted_last, quota) +
+			quota / DAMON_TIER_PROBE_SHARE;
 		exchange = min(hot_below - room, allowance);
 	}
 	return min((hot ? room : deficit) + exchange, quota);
@@ -529,7 +530,7 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
  * through unmovable memory quickly while a pass can overshoot what is left
  * by at most that factor.  The whole window stays within quota_mb.
  */
-#define DAMON_TIER_MAX_STEP_SHIFT	4
+#define DAMON_TIER_MAX_STEP_SHIFT	2
 
 static unsigned long damon_tier_charged[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_moved_seen[DAMON_TIER_MAX_SCHEMES];

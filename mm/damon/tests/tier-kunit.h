@@ -269,13 +269,17 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 			MB(1) + probe);
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 64, 0),
 			MB(1) + probe);
-	/* Promotion moved 10 MiB last time: exchange up to 20 MiB ... */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 10), MB(21));
+	/* Promotion moved 10 MiB last time: exchange that plus a probe ... */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 10),
+			MB(11) + probe);
 	/* ... but not more than what waits below beyond the room ... */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 8, 10), MB(8));
 	/* ... nor more than the quota. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 150),
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 190),
 			MB(200));
+	/* Room for a probe: promotion fills the room, no exchange. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 10), MB(17));
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 10), 0);
 	/* Room for a probe but nothing promoted: hot memory cannot move. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 0), 0);
 	/* Nothing hot below: only the free goal, however full the node. */

@@ -4,9 +4,12 @@
 
 1. Host tests: the harness self-test (recorded serial logs must turn the
    verdict red) and the tierctl unit tests.
-2. One VM boot per topology with the debug kernel: KUnit suites run at boot
-   (first topology only) and are parsed with the base tree's kunit.py; the
-   guest tests of tests.txt run under guest-run.sh.
+2. One VM boot per machine: a topology booted with the debug kernel
+   ("2tier"), or with the production-config kernel ("2tier:run", for the
+   tests whose outcome depends on speed and memory size, which KASAN and
+   lockdep distort).  KUnit suites run at the first boot and are parsed with
+   the base tree's kunit.py; the guest tests of tests.txt run under
+   guest-run.sh.
 3. Every boot's serial log is searched for kernel splats; each boot that
    has one fails.  Expected KUnit suites and guest tests that did not run
    fail too.
@@ -62,34 +65,43 @@ def host_tests():
     return results
 
 
-def run_topology(topo, kernel, kunit, timeout, filt):
-    name = "check-" + topo
+RUN_KERNEL = os.path.join(vm.BUILD, "run", "arch", "x86", "boot", "bzImage")
+
+
+def run_topology(machine, kernel, kunit, timeout, filt):
+    topo, _, variant = machine.partition(":")
+    if variant == "run":
+        kernel = RUN_KERNEL
+    elif variant:
+        sys.exit("check: unknown kernel variant in %r" % machine)
+    name = "check-" + machine.replace(":", "-")
     append = "" if kunit else "kunit.enable=0"
     cmd = "sh $TOP/tools/testing/tiering/guest-run.sh %s %s" % (TESTS_FILE, shlex.quote(filt or ""))
     t0 = time.time()
     rc, log_path, outdir = vm.run(topo, cmd, kernel=kernel, timeout=timeout, name=name,
-                                  append=append, echo="guest")
-    print("# %s: guest exited %d after %.0fs, serial log %s" % (topo, rc, time.time() - t0,
+                                  append=append, echo="guest", machine=machine)
+    print("# %s: guest exited %d after %.0fs, serial log %s" % (machine, rc, time.time() - t0,
                                                                  log_path))
     tap = ""
     out_log = os.path.join(outdir, "output.log")
     if os.path.exists(out_log):
         with open(out_log, errors="replace") as f:
             tap = f.read()
-    expected = verdict.expected_guest_tests(TESTS_FILE, topo)
+    expected = verdict.expected_guest_tests(TESTS_FILE, machine)
     if filt:
         expected = [e for e in expected if re.search(filt, e)]
     kunit_py = None
     if kunit:
         kunit_py = os.path.join(vm.BUILD, "src", "tools", "testing", "kunit", "kunit.py")
-    return verdict.boot_results(topo, log_path, tap, expected, kunit_py,
+    return verdict.boot_results(machine, log_path, tap, expected, kunit_py,
                                 read_list(EXPECTED_KUNIT), rc)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--topologies", default="2tier,3tier,flat")
+    ap.add_argument("--topologies", default="2tier,3tier,flat,2tier:run,3tier:run",
+                    help="machines to boot: TOPOLOGY or TOPOLOGY:run")
     ap.add_argument("--kernel", default=os.path.join(vm.BUILD, "test", "arch", "x86", "boot",
                                                      "bzImage"))
     ap.add_argument("--timeout", type=int, default=1800, help="per boot, seconds")

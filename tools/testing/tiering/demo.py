@@ -10,12 +10,14 @@ import vm  # noqa: E402
 
 
 def main():
-    kernel = os.path.join(vm.BUILD, "test", "arch", "x86", "boot", "bzImage")
+    # The production-config kernel: KASAN and lockdep would slow DAMON and
+    # take memory from node0, which is what the capacity part is about.
+    kernel = os.path.join(vm.BUILD, "run", "arch", "x86", "boot", "bzImage")
     print("Booting the 2tier VM (QEMU TCG): node0 = 2 CPUs + DRAM, node1 = CPU-less CXL-like memory")
     rc, log, _ = vm.run("2tier", "sh $TOP/tools/testing/tiering/guest/demo.sh", kernel=kernel,
                         timeout=900, name="demo", echo="guest")
     print("")
-    print("Kernel:        %s" % kernel)
+    print("Kernel:        %s (make check also builds a debug kernel: build/test)" % kernel)
     print("Serial log:    %s" % log)
     print("Combined patch: run 'make patch' -> %s" % os.path.join(vm.BUILD, "out",
                                                                     "tiering-6.12.patch"))

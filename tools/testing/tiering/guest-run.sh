@@ -9,6 +9,8 @@ filter=${2:-}
 KSFT_SKIP=4
 export TOP BUILD TOPOLOGY
 export PATH="$BUILD/venv/bin:$PATH"
+# Unbuffered, so that a test killed by its timeout still shows its output.
+export PYTHONUNBUFFERED=1
 
 tests=$(awk -v t="$TOPOLOGY" -v f="$filter" '
 	/^[ \t]*(#|$)/ { next }

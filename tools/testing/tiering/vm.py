@@ -117,8 +117,12 @@ def build_initramfs():
 
 
 def run(topology, command, kernel=None, timeout=600, name=None, append="",
-        echo="guest", workdir=TOP, env=None):
+        echo="guest", workdir=TOP, env=None, machine=None):
     """Boot @topology, run the shell @command in the guest, return its rc.
+
+    @machine names the machine in $TOPOLOGY for the guest (default: the
+    topology's name); check.py uses "<topology>:run" for boots of the
+    production-config kernel.
 
     @echo selects what is copied to stdout while the guest runs: "all"
     (whole serial log), "guest" (the command's output only) or "none".
@@ -126,7 +130,8 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
     when the guest died before reporting an exit status.
     """
     topo = load_topology(topology)
-    name = name or topo["name"]
+    machine = machine or topo["name"]
+    name = name or machine.replace(":", "-")
     kernel = kernel or os.path.join(BUILD, "test", "arch", "x86", "boot", "bzImage")
     if not os.path.exists(kernel):
         sys.exit("vm: no kernel at %s (make kernel)" % kernel)
@@ -140,7 +145,7 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
 
     lines = ["export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
              "export HOME=/tmp TOP=%s BUILD=%s TOPOLOGY=%s" %
-             (shlex.quote(TOP), shlex.quote(BUILD), topo["name"])]
+             (shlex.quote(TOP), shlex.quote(BUILD), shlex.quote(machine))]
     for k, v in (env or {}).items():
         lines.append("export %s=%s" % (k, shlex.quote(v)))
     lines += ["cd %s || exit 126" % shlex.quote(workdir), command]

@@ -105,6 +105,11 @@ def main():
     # fill the node past ~97%, far from the 99.7% target.  Use a watermark
     # in the proportion of a real machine (< 0.3% of the node).
     saved_min_free = read("/proc/sys/vm/min_free_kbytes")
+    # NUMA balancing (on by default here) would move the hot set too: off,
+    # so that what is measured is damon_tier's doing.
+    saved_nb = read("/proc/sys/kernel/numa_balancing")
+    with open("/proc/sys/kernel/numa_balancing", "w") as f:
+        f.write("0")
     with open("/proc/sys/vm/min_free_kbytes", "w") as f:
         f.write("2048")
     target_free_bp = int(param("target_free_bp"))
@@ -221,6 +226,8 @@ def main():
             param("enabled", "N")
         with open("/proc/sys/vm/min_free_kbytes", "w") as f:
             f.write(saved_min_free)
+        with open("/proc/sys/kernel/numa_balancing", "w") as f:
+            f.write(saved_nb)
     print("%d failures" % failures)
     return 1 if failures else 0
 

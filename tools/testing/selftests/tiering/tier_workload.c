@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	long psz = sysconf(_SC_PAGESIZE);
 	unsigned long mb, npages, mask, p, bad;
 	double start, last = 0, secs = 0;
-	int hot, node;
+	int hot, node, flush_tlb = !getenv("TIER_WORKLOAD_NO_TLB_FLUSH");
 	char *buf;
 
 	if (argc < 4 || (strcmp(argv[1], "cold") && strcmp(argv[1], "hot"))) {
@@ -152,10 +152,13 @@ int main(int argc, char **argv)
 		 * Flush this range's TLB entries.  A real CPU's TLB holds a
 		 * small part of the set, so touching it sets the accessed
 		 * bits that DAMON clears; QEMU TCG's software TLB holds all of
-		 * it and would never set them again.
+		 * it and would never set them again.  Not with NUMA balancing
+		 * (TIER_WORKLOAD_NO_TLB_FLUSH set): its hinting faults flush
+		 * anyway, and mprotect() would undo their PROT_NONE marks.
 		 */
-		if (mprotect(buf, npages * psz, PROT_READ) ||
-		    mprotect(buf, npages * psz, PROT_READ | PROT_WRITE))
+		if (flush_tlb &&
+		    (mprotect(buf, npages * psz, PROT_READ) ||
+		     mprotect(buf, npages * psz, PROT_READ | PROT_WRITE)))
 			return 2;
 		if (now() - last >= 1.0) {
 			last = now();

@@ -56,8 +56,13 @@ def run_mode(mode, workload, hot_mb, seconds):
     cold_mb = max(16, (free - total * 3 // 100) // 1024)
     cold = subprocess.Popen([workload, "cold", str(cold_mb), "0"], stdout=subprocess.PIPE, text=True)
     cold.stdout.readline()
+    env = dict(os.environ)
+    if mode == "numa_balancing":
+        # Its hinting faults flush the TLB; the workload's own flush (for
+        # QEMU TCG, see tier_workload.c) would undo their PROT_NONE marks.
+        env["TIER_WORKLOAD_NO_TLB_FLUSH"] = "1"
     hot = subprocess.Popen([workload, "hot", str(hot_mb), "1", str(seconds + 5)],
-                           stdout=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, text=True, env=env)
     hot.stdout.readline()
     v0 = vmstat()
     kpid = 0
