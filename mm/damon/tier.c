@@ -396,15 +396,19 @@ static bool damon_tier_topo_changed(void)
  * quota window itself, so the core tuner never runs for these schemes.
  *
  * Exchange allowance, only while the upper node has no room for a probe
- * of 1/DAMON_TIER_PROBE_SHARE of the quota: what promotion really moved
- * in the last interval plus such a probe.  It thus grows by a probe per
- * interval while promotion keeps up.  "Accessed regions below" is a
- * coarse estimate of the hot memory there, so a node with room never
+ * (1/DAMON_TIER_PROBE_SHARE of the quota, at most 1/256 of the node): what
+ * promotion really moved in the last interval plus such a probe.  It thus
+ * grows by a probe per interval while promotion keeps up; within the
+ * interval, demotion's part is released only as promotion fills the room
+ * (damon_tier_left()), so that it never runs ahead by more than a probe.
+ * "Accessed regions below" is a coarse estimate of the hot memory there,
+ * so a node with room never
  * exchanges (promotion fills the room first), and hot pages that cannot
  * move (pinned, unmovable) cost one probe of demotion, not a steady drain
  * of the upper node.
  */
-#define DAMON_TIER_PROBE_SHARE	16
+#define DAMON_TIER_PROBE_SHARE		16
+#define DAMON_TIER_PROBE_NODE_SHARE	256
 
 /**
  * damon_tier_quota_bytes() - bytes a scheme may migrate in the next interval
@@ -416,6 +420,10 @@ static bool damon_tier_topo_changed(void)
  * @hot_below:		bytes of accessed regions on the nodes promoting into
  *			the upper node
  * @promoted_last:	bytes promoted into the upper node last interval
+ * @exchange:		if not NULL, set to the exchange part of the result
+ *
+ * The exchange probe is 1/DAMON_TIER_PROBE_SHARE of the quota, and at most
+ * 1/DAMON_TIER_PROBE_NODE_SHARE of the node.
  *
  * Return: the quota in bytes, 0 when the scheme should stay idle.
  */
@@ -423,11 +431,12 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 				     unsigned long free,
 				     const struct damon_tier_params *p,
 				     unsigned long hot_below,
-				     unsigned long promoted_last)
+				     unsigned long promoted_last,
+				     unsigned long *exchange)
 {
 	unsigned long quota = p->quota_mb << 20;
 	unsigned long used, want_used, want_free, room = 0, deficit = 0;
-	unsigned long allowance, exchange = 0;
+	unsigned long probe, xchg = 0;
 
 	free = min(free, total);
 	used = total - free;
@@ -437,14 +446,16 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 		room = want_used - used;
 	if (free < want_free)
 		deficit = want_free - free;
+	probe = min(quota / DAMON_TIER_PROBE_SHARE,
+		    total / DAMON_TIER_PROBE_NODE_SHARE);
 
 	/* Only a full node exchanges: with room, promotion just fills it. */
-	if (room < quota / DAMON_TIER_PROBE_SHARE && hot_below > room) {
-		allowance = min(promoted_last, quota) +
-			quota / DAMON_TIER_PROBE_SHARE;
-		exchange = min(hot_below - room, allowance);
-	}
-	return min((hot ? room : deficit) + exchange, quota);
+	if (room < probe && hot_below > room)
+		xchg = min(hot_below - room, min(promoted_last, quota) + probe);
+	xchg = min(xchg, quota);
+	if (exchange)
+		*exchange = xchg;
+	return min((hot ? room : deficit) + xchg, quota);
 }
 
 /*
@@ -456,6 +467,9 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
  */
 static unsigned long damon_tier_window_end;
 static unsigned long damon_tier_want[DAMON_TIER_MAX_SCHEMES];
+static unsigned long damon_tier_xchg[DAMON_TIER_MAX_SCHEMES];
+static unsigned long damon_tier_probe[DAMON_TIER_MAX_SCHEMES];
+static int damon_tier_upper[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_moved[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_promoted_now[MAX_NUMNODES];
 static unsigned long damon_tier_promoted_last[MAX_NUMNODES];
@@ -488,9 +502,9 @@ static unsigned long damon_tier_hot_below(struct damon_ctx *c, int upper)
 	return sz;
 }
 
-/* Bytes scheme @s may migrate in the new window. */
+/* Bytes scheme @s (the @idx-th) may migrate in the new window. */
 static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
-					   struct damos *s,
+					   struct damos *s, int idx,
 					   const struct damon_tier_params *p)
 {
 	bool hot = s->action == DAMOS_MIGRATE_HOT;
@@ -503,13 +517,21 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
 	/* Both schemes' goals are on the upper node. */
 	damos_for_each_quota_goal(g, q)
 		upper = g->nid;
+	damon_tier_xchg[idx] = 0;
+	damon_tier_upper[idx] = NUMA_NO_NODE;
 	if (upper < 0 || upper >= MAX_NUMNODES || !node_state(upper, N_MEMORY))
 		return 0;
+	damon_tier_upper[idx] = upper;
 	si_meminfo_node(&i, upper);
 	want = damon_tier_quota_bytes(hot, i.totalram << PAGE_SHIFT,
 				      i.freeram << PAGE_SHIFT, p,
 				      damon_tier_hot_below(c, upper),
-				      damon_tier_promoted_last[upper]);
+				      damon_tier_promoted_last[upper],
+				      &damon_tier_xchg[idx]);
+	damon_tier_probe[idx] = min((p->quota_mb << 20) /
+				    DAMON_TIER_PROBE_SHARE,
+				    (i.totalram << PAGE_SHIFT) /
+				    DAMON_TIER_PROBE_NODE_SHARE);
 	/* For reporting: what the core tuner would have measured. */
 	damos_for_each_quota_goal(g, q)
 		g->current_value = damos_node_mem_bp_of(i.totalram, i.freeram,
@@ -536,6 +558,22 @@ static unsigned long damon_tier_charged[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_moved_seen[DAMON_TIER_MAX_SCHEMES];
 static unsigned int damon_tier_step_shift[DAMON_TIER_MAX_SCHEMES];
 
+/*
+ * What scheme @s (the @idx-th) may still move in this window.  Demotion's
+ * exchange part is released as promotion fills the room it made, plus one
+ * probe ahead.
+ */
+static unsigned long damon_tier_left(struct damos *s, int idx)
+{
+	unsigned long want = damon_tier_want[idx], xchg = damon_tier_xchg[idx];
+	int upper = damon_tier_upper[idx];
+
+	if (s->action == DAMOS_MIGRATE_COLD && xchg && upper != NUMA_NO_NODE)
+		want = want - xchg + min(xchg, damon_tier_promoted_now[upper] +
+					 damon_tier_probe[idx]);
+	return want > damon_tier_moved[idx] ? want - damon_tier_moved[idx] : 0;
+}
+
 static void damon_tier_top_up(struct damon_ctx *c)
 {
 	unsigned long left, step, quota;
@@ -557,8 +595,7 @@ static void damon_tier_top_up(struct damon_ctx *c)
 		damon_tier_moved_seen[i] = damon_tier_moved[i];
 		damon_tier_charged[i] = q->charged_sz;
 
-		left = damon_tier_want[i] > damon_tier_moved[i] ?
-			damon_tier_want[i] - damon_tier_moved[i] : 0;
+		left = damon_tier_left(s, i);
 		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
 		step = left > quota >> *shift ? quota : left << *shift;
 		/*
@@ -600,7 +637,7 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 		if (i >= DAMON_TIER_MAX_SCHEMES)
 			break;
 		q = &s->quota;
-		damon_tier_want[i] = damon_tier_want_bytes(c, s, p);
+		damon_tier_want[i] = damon_tier_want_bytes(c, s, i, p);
 		damon_tier_moved[i] = 0;
 		damon_tier_moved_seen[i] = 0;
 		damon_tier_charged[i++] = 0;

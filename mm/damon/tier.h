@@ -59,6 +59,7 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 				     unsigned long free,
 				     const struct damon_tier_params *p,
 				     unsigned long hot_below,
-				     unsigned long promoted_last);
+				     unsigned long promoted_last,
+				     unsigned long *exchange);
 
 #endif /* _MM_DAMON_TIER_H */

@@ -238,7 +238,7 @@ static unsigned long damon_tier_test_quota(bool hot, unsigned long free_mb,
 {
 	return damon_tier_quota_bytes(hot, MB(1000), MB(free_mb),
 				      &damon_tier_test_params, MB(hot_mb),
-				      MB(promoted_mb));
+				      MB(promoted_mb), NULL);
 }
 
 static void damon_tier_test_quota_room_deficit(struct kunit *test)
@@ -256,13 +256,14 @@ static void damon_tier_test_quota_room_deficit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 2000, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(true, 0, 0,
 						     &damon_tier_test_params,
-						     0, 0), 0);
+						     0, 0, NULL), 0);
 }
 
 /* 4 MiB free (99.6% used): 1 MiB of room, 1 MiB short of the free goal. */
 static void damon_tier_test_quota_exchange(struct kunit *test)
 {
-	unsigned long probe = MB(200) / 16;
+	/* min(quota / 16, node / 256) */
+	unsigned long probe = MB(1000) / 256, xchg;
 
 	/* Hot memory below, nothing promoted yet: one probe each. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 0),
@@ -275,13 +276,19 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 	/* ... but not more than what waits below beyond the room ... */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 8, 10), MB(8));
 	/* ... nor more than the quota. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 190),
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 199),
 			MB(200));
 	/* Room for a probe: promotion fills the room, no exchange. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 10), MB(17));
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 10), 0);
 	/* Room for a probe but nothing promoted: hot memory cannot move. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 0), 0);
+	/* The exchange part is reported separately. */
+	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(false, MB(1000), MB(4),
+						     &damon_tier_test_params,
+						     MB(64), MB(10), &xchg),
+			MB(11) + probe);
+	KUNIT_EXPECT_EQ(test, xchg, MB(10) + probe);
 	/* Nothing hot below: only the free goal, however full the node. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 0, 10), MB(1));
 }
