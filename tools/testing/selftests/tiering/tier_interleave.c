@@ -450,6 +450,117 @@ TEST_F(tiers, shmem_placement)
 	shmdt(buf);
 }
 
+/*
+ * Page cache of a tmpfs file written under the task's interleave policy:
+ * shmem interleaves by file offset, so 1 1 gives an even split and 5 1
+ * exactly 5:1 over a multiple of 6 pages.
+ */
+static int tmpfs_file_counts(unsigned long npages, int *count)
+{
+	char path[] = "/tmp/tier_interleave.XXXXXX", *page, *map;
+	unsigned long i, mask = 0x3;
+	void **pages;
+	int fd, *status, ret = -1;
+
+	page = calloc(1, page_size);
+	pages = calloc(npages, sizeof(*pages));
+	status = calloc(npages, sizeof(*status));
+	fd = mkstemp(path);
+	if (fd < 0 || !page || !pages || !status)
+		goto out;
+	unlink(path);
+	if (set_mempolicy(MPOL_INTERLEAVE, &mask, MAX_NODES + 1))
+		goto out;
+	for (i = 0; i < npages; i++) {
+		page[0] = (char)i;
+		if (write(fd, page, page_size) != page_size)
+			goto out_policy;
+	}
+	map = mmap(NULL, npages * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto out_policy;
+	for (i = 0; i < npages; i++) {
+		if (map[i * page_size] != (char)i)
+			goto out_unmap;
+		pages[i] = map + i * page_size;
+	}
+	memset(count, 0, sizeof(int) * MAX_NODES);
+	if (move_pages(0, npages, pages, NULL, status, 0))
+		goto out_unmap;
+	for (i = 0; i < npages; i++) {
+		if (status[i] < 0 || status[i] >= MAX_NODES)
+			goto out_unmap;
+		count[status[i]]++;
+	}
+	ret = 0;
+out_unmap:
+	munmap(map, npages * page_size);
+out_policy:
+	set_mempolicy(MPOL_DEFAULT, NULL, 0);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(page);
+	free(pages);
+	free(status);
+	return ret;
+}
+
+TEST_F(tiers, tmpfs_file_placement)
+{
+	int count[MAX_NODES];
+
+	ASSERT_EQ(0, write_str(SYSCTL, "1 1"));
+	ASSERT_EQ(0, tmpfs_file_counts(6000, count));
+	EXPECT_EQ(3000, count[0]);
+	EXPECT_EQ(3000, count[1]);
+	ASSERT_EQ(0, write_str(SYSCTL, "5 1"));
+	ASSERT_EQ(0, tmpfs_file_counts(6000, count));
+	EXPECT_EQ(5000, count[0]);
+	EXPECT_EQ(1000, count[1]);
+}
+
+/* interleave_hit in /sys/devices/system/node/nodeN/numastat */
+static long interleave_hit(int node)
+{
+	char path[80], key[32];
+	long val, ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/numastat", node);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %ld", key, &val) == 2)
+		if (!strcmp(key, "interleave_hit"))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+/* Tier-weighted allocations count as interleave hits on their node. */
+TEST_F(tiers, interleave_hit_counted)
+{
+	long before0 = interleave_hit(0), before1 = interleave_hit(1), d0, d1;
+	int count[MAX_NODES];
+
+	ASSERT_GE(before0, 0);
+	ASSERT_GE(before1, 0);
+	ASSERT_EQ(0, write_str(SYSCTL, "5 1"));
+	ASSERT_EQ(0, set_mempolicy(MPOL_INTERLEAVE, &(unsigned long){ 0x3 },
+				   MAX_NODES + 1));
+	ASSERT_EQ(0, fault_and_count(6000, count, -1, 0));
+	set_mempolicy(MPOL_DEFAULT, NULL, 0);
+	EXPECT_EQ(5000, count[0]);
+	EXPECT_EQ(1000, count[1]);
+	d0 = interleave_hit(0) - before0;
+	d1 = interleave_hit(1) - before1;
+	/* Every page counts; page tables and the like may add a few. */
+	EXPECT_GE(d0, 5000);
+	EXPECT_GE(d1, 1000);
+	EXPECT_LE(d0 + d1, 6000 + 200);
+}
+
 static int set_node_hugepages(int node, int nr)
 {
 	char path[128], buf[16];
