@@ -118,9 +118,10 @@ def check_damo_policy():
         p = subprocess.run(["damo", "start", f], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         if p.returncode != 0:
-            # Seen once on the debug 3tier VM: EBUSY turning on the 4th
-            # kdamond, not reproduced since.  Keep what is needed to find
-            # out, then give damo a second chance.
+            # DAMON sysfs state writes take damon_sysfs_lock with
+            # mutex_trylock() and fail with EBUSY while a running kdamond's
+            # callback holds it: damo does not retry, so with several
+            # kdamonds "on" for a later one can fail.  Show it, retry once.
             print("# damo start failed once: %s" % p.stdout.strip()[-300:])
             for i in range(len(pol["kdamonds"])):
                 print("# kdamond %d state %s" % (i, read_file("%s/%d/state" % (ADMIN, i))))
