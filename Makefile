@@ -66,7 +66,7 @@ check: kernel kernel-run selftests venv
 check-host:
 	python3 -m pytest -q -p no:cacheprovider $(T)/selftest
 
-demo: kernel-run selftests venv
+demo: kernel-run selftests venv patch
 	python3 $(T)/demo.py
 
 # matplotlib only for the report's plots, so make check does not fetch it.
