@@ -410,6 +410,14 @@ static bool damon_tier_topo_changed(void)
 #define DAMON_TIER_PROBE_SHARE		16
 #define DAMON_TIER_PROBE_NODE_SHARE	256
 
+/* The exchange probe for a node of @total bytes and a @quota bytes quota. */
+static unsigned long damon_tier_probe_bytes(unsigned long total,
+					    unsigned long quota)
+{
+	return min(quota / DAMON_TIER_PROBE_SHARE,
+		   total / DAMON_TIER_PROBE_NODE_SHARE);
+}
+
 /**
  * damon_tier_quota_bytes() - bytes a scheme may migrate in the next interval
  * @hot:		true for promotion into the upper node, false for
@@ -446,8 +454,7 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 		room = want_used - used;
 	if (free < want_free)
 		deficit = want_free - free;
-	probe = min(quota / DAMON_TIER_PROBE_SHARE,
-		    total / DAMON_TIER_PROBE_NODE_SHARE);
+	probe = damon_tier_probe_bytes(total, quota);
 
 	/* Only a full node exchanges: with room, promotion just fills it. */
 	if (room < probe && hot_below > room)
@@ -528,10 +535,8 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
 				      damon_tier_hot_below(c, upper),
 				      damon_tier_promoted_last[upper],
 				      &damon_tier_xchg[idx]);
-	damon_tier_probe[idx] = min((p->quota_mb << 20) /
-				    DAMON_TIER_PROBE_SHARE,
-				    (i.totalram << PAGE_SHIFT) /
-				    DAMON_TIER_PROBE_NODE_SHARE);
+	damon_tier_probe[idx] = damon_tier_probe_bytes(i.totalram << PAGE_SHIFT,
+						       p->quota_mb << 20);
 	/* For reporting: what the core tuner would have measured. */
 	damos_for_each_quota_goal(g, q)
 		g->current_value = damos_node_mem_bp_of(i.totalram, i.freeram,
