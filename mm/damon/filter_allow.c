@@ -60,4 +60,71 @@ bool damos_filters_default_reject(struct damos *s, bool ops_layer)
 	return last->allow;
 }
 
+/*
+ * Does core filter @f match region @r of target @t?  1: all of it, 0: none
+ * of it, -1: part of it (an address filter's boundary is inside @r).
+ */
+static int damos_core_filter_matches(struct damon_ctx *c,
+				     struct damon_target *t,
+				     struct damon_region *r,
+				     struct damos_filter *f)
+{
+	unsigned long start, end;
+	struct damon_target *ti;
+	int idx = 0;
+	bool in;
+
+	if (f->type == DAMOS_FILTER_TYPE_TARGET) {
+		damon_for_each_target(ti, c) {
+			if (ti == t)
+				break;
+			idx++;
+		}
+		in = idx == f->target_idx;
+	} else {
+		start = ALIGN_DOWN(f->addr_range.start, DAMON_MIN_REGION);
+		end = ALIGN_DOWN(f->addr_range.end, DAMON_MIN_REGION);
+		if (start <= r->ar.start && r->ar.end <= end)
+			in = true;
+		else if (r->ar.end <= start || end <= r->ar.start)
+			in = false;
+		else
+			return -1;
+	}
+	return in == f->matching;
+}
+
+/**
+ * damos_core_filters_reject() - do the core filters reject a whole region
+ * @c:	DAMON context
+ * @t:	target of @r
+ * @r:	region
+ * @s:	scheme
+ *
+ * Like the core filter walk at apply time, but without splitting @r: a
+ * region that an address filter's boundary cuts is not rejected.  The
+ * quota's score histogram uses this so that a scheme kept to one part of
+ * the address space by address or target filters is ranked only against
+ * the regions it can act on.
+ *
+ * Return: true if no part of @r passes the core filters.
+ */
+bool damos_core_filters_reject(struct damon_ctx *c, struct damon_target *t,
+			       struct damon_region *r, struct damos *s)
+{
+	struct damos_filter *f;
+	int m;
+
+	damos_for_each_filter(f, s) {
+		if (damos_filter_for_ops(f->type))
+			continue;
+		m = damos_core_filter_matches(c, t, r, f);
+		if (m < 0)
+			return false;
+		if (m)
+			return !f->allow;
+	}
+	return damos_filters_default_reject(s, false);
+}
+
 #include "tests/filter_allow-kunit.h"

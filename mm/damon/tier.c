@@ -221,11 +221,18 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
 					   bool hot,
 					   const struct damon_tier_params *p)
 {
+	/*
+	 * Demotion also looks into regions accessed up to 10% of the samples:
+	 * hot pages promoted into a node spread over its address range, and
+	 * with coarse regions every region holding one would be out of reach
+	 * with a strict 0.  The young filter keeps the hot pages themselves.
+	 */
 	struct damos_access_pattern pattern = {
 		.min_sz_region = PAGE_SIZE,
 		.max_sz_region = ULONG_MAX,
 		.min_nr_accesses = hot ? 1 : 0,
-		.max_nr_accesses = hot ? UINT_MAX : 0,
+		.max_nr_accesses = hot ? UINT_MAX :
+			damon_max_nr_accesses(&damon_tier_mon_attrs) / 10,
 		.min_age_region = 0,
 		.max_age_region = UINT_MAX,
 	};
@@ -234,7 +241,7 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
 		.sz = p->quota_mb << 20,
 		/* Promote the hottest first, demote the coldest first. */
 		.weight_sz = 0,
-		.weight_nr_accesses = hot ? 100 : 0,
+		.weight_nr_accesses = 100,
 		.weight_age = hot ? 0 : 100,
 	};
 	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
@@ -396,10 +403,11 @@ static bool damon_tier_topo_changed(void)
  * quota window itself, so the core tuner never runs for these schemes.
  *
  * Exchange allowance, only while the upper node has no room for a probe
- * (1/DAMON_TIER_PROBE_SHARE of the quota, at most 1/256 of the node): what
- * promotion really moved in the last interval plus such a probe.  It thus
- * grows by a probe per interval while promotion keeps up; within the
- * interval, demotion's part is released only as promotion fills the room
+ * (1/DAMON_TIER_PROBE_SHARE of the quota, at most 1/256 of the node): twice
+ * what promotion really moved in the last interval plus such a probe.  It
+ * thus doubles per interval while promotion keeps up, and falls back to a
+ * probe when promotion finds nothing to move; within the interval,
+ * demotion's part is released only as promotion fills the room
  * (damon_tier_left()), so that it never runs ahead by more than a probe.
  * "Accessed regions below" is a coarse estimate of the hot memory there,
  * so a node with room never
@@ -458,7 +466,8 @@ unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
 
 	/* Only a full node exchanges: with room, promotion just fills it. */
 	if (room < probe && hot_below > room)
-		xchg = min(hot_below - room, min(promoted_last, quota) + probe);
+		xchg = min(hot_below - room,
+			   2 * min(promoted_last, quota) + probe);
 	xchg = min(xchg, quota);
 	if (exchange)
 		*exchange = xchg;
@@ -552,10 +561,14 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
  * a page DAMON never marked idle as young at the first look (and mark it
  * old), so cold memory moves on a later pass over it.  DAMOS continues each
  * pass where the last one stopped, so the passes sweep the eligible
- * regions; a pass that tried memory and moved none doubles the next one's
- * size, up to DAMON_TIER_MAX_STEP_SHIFT doublings, so that the sweep gets
- * through unmovable memory quickly while a pass can overshoot what is left
- * by at most that factor.  The whole window stays within quota_mb.
+ * regions; a pass that tried memory and moved less than a quarter of it
+ * doubles the next one's size, up to DAMON_TIER_MAX_STEP_SHIFT doublings,
+ * so that the sweep gets through unmovable and not-yet-old memory quickly;
+ * a pass that moved more goes back to the plain size.  A grown pass tries
+ * at most one exchange probe more than is left, so a window overshoots its
+ * bytes by at most a probe: a larger overshoot of demotion would leave the
+ * upper node with free memory that nothing hot fills again.  The whole
+ * window stays within quota_mb.
  */
 #define DAMON_TIER_MAX_STEP_SHIFT	2
 
@@ -581,7 +594,7 @@ static unsigned long damon_tier_left(struct damos *s, int idx)
 
 static void damon_tier_top_up(struct damon_ctx *c)
 {
-	unsigned long left, step, quota;
+	unsigned long left, step, quota, tried, moved;
 	struct damos_quota *q;
 	unsigned int *shift;
 	struct damos *s;
@@ -592,17 +605,22 @@ static void damon_tier_top_up(struct damon_ctx *c)
 			break;
 		q = &s->quota;
 		shift = &damon_tier_step_shift[i];
-		if (damon_tier_moved[i] > damon_tier_moved_seen[i])
+		tried = q->charged_sz > damon_tier_charged[i] ?
+			q->charged_sz - damon_tier_charged[i] : 0;
+		moved = damon_tier_moved[i] - damon_tier_moved_seen[i];
+		if (tried && moved < tried / 4) {
+			if (*shift < DAMON_TIER_MAX_STEP_SHIFT)
+				(*shift)++;
+		} else if (moved) {
 			*shift = 0;
-		else if (q->charged_sz > damon_tier_charged[i] &&
-			 *shift < DAMON_TIER_MAX_STEP_SHIFT)
-			(*shift)++;
+		}
 		damon_tier_moved_seen[i] = damon_tier_moved[i];
 		damon_tier_charged[i] = q->charged_sz;
 
 		left = damon_tier_left(s, i);
 		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
 		step = left > quota >> *shift ? quota : left << *shift;
+		step = min3(step, left + damon_tier_probe[i], quota);
 		/*
 		 * Whole pages: DAMON splits regions at the quota's end, and
 		 * with CONFIG_DAMON_KUNIT_TEST its minimum region is one

@@ -68,8 +68,68 @@ static void damos_test_filter_for_ops(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, damos_filter_for_ops(DAMOS_FILTER_TYPE_TARGET));
 }
 
+/* A scheme kept to [1 MiB, 2 MiB) by a reject-the-rest address filter. */
+static void damos_test_core_filters_reject(struct kunit *test)
+{
+	struct damos_access_pattern pattern = {};
+	struct damos_quota quota = {};
+	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
+	struct damon_ctx *c = damon_new_ctx();
+	struct damon_target *t = damon_new_target();
+	struct damon_region *in, *out, *cut;
+	struct damos_filter *f;
+	struct damos *s;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	damon_add_target(c, t);
+	in = damon_new_region(0x100000, 0x180000);
+	out = damon_new_region(0x200000, 0x300000);
+	cut = damon_new_region(0x080000, 0x140000);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, cut);
+	damon_add_region(cut, t);
+	damon_add_region(in, t);
+	damon_add_region(out, t);
+	s = damon_new_scheme(&pattern, DAMOS_MIGRATE_COLD, 0, &quota, &wmarks,
+			     NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+
+	/* No filter: nothing rejected. */
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, out, s));
+
+	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->addr_range.start = 0x100000;
+	f->addr_range.end = 0x200000;
+	damos_add_filter(s, f);
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, in, s));
+	KUNIT_EXPECT_TRUE(test, damos_core_filters_reject(c, t, out, s));
+	/* Cut by the boundary: kept (apply time splits it), and not split. */
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, cut, s));
+	KUNIT_EXPECT_EQ(test, damon_nr_regions(t), 3);
+
+	/* The same range as an allow filter: the rest is rejected as well. */
+	f->matching = true;
+	f->allow = true;
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, in, s));
+	KUNIT_EXPECT_TRUE(test, damos_core_filters_reject(c, t, out, s));
+
+	/* A target filter for another target rejects everything here. */
+	f->type = DAMOS_FILTER_TYPE_TARGET;
+	f->target_idx = 1;
+	KUNIT_EXPECT_TRUE(test, damos_core_filters_reject(c, t, in, s));
+	f->target_idx = 0;
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, in, s));
+
+	damon_destroy_scheme(s);
+	damon_destroy_ctx(c);
+}
+
 static struct kunit_case damos_filter_allow_test_cases[] = {
 	KUNIT_CASE(damos_test_filters_default_reject),
+	KUNIT_CASE(damos_test_core_filters_reject),
 	KUNIT_CASE(damos_test_filter_for_ops),
 	{},
 };

@@ -270,9 +270,9 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 			MB(1) + probe);
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 64, 0),
 			MB(1) + probe);
-	/* Promotion moved 10 MiB last time: exchange that plus a probe ... */
+	/* Promotion moved 10 MiB last time: exchange twice that + a probe ... */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 10),
-			MB(11) + probe);
+			MB(21) + probe);
 	/* ... but not more than what waits below beyond the room ... */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 8, 10), MB(8));
 	/* ... nor more than the quota. */
@@ -287,8 +287,8 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(false, MB(1000), MB(4),
 						     &damon_tier_test_params,
 						     MB(64), MB(10), &xchg),
-			MB(11) + probe);
-	KUNIT_EXPECT_EQ(test, xchg, MB(10) + probe);
+			MB(21) + probe);
+	KUNIT_EXPECT_EQ(test, xchg, MB(20) + probe);
 	/* Nothing hot below: only the free goal, however full the node. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 0, 10), MB(1));
 }

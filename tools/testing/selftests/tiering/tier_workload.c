@@ -67,6 +67,9 @@ static unsigned long check(char *buf, unsigned long npages, long psz)
 	return bad;
 }
 
+/* Passes over the hot set so far (reported, to tell a stalled toucher). */
+static unsigned long passes;
+
 static void report(char *buf, unsigned long npages, long psz, double t)
 {
 	static void **pages;
@@ -89,7 +92,7 @@ static void report(char *buf, unsigned long npages, long psz, double t)
 	for (n = 0; n < MAX_NODES; n++)
 		if (count[n])
 			printf(" node%d=%lu", n, count[n]);
-	printf(" total=%lu\n", npages);
+	printf(" total=%lu passes=%lu\n", npages, passes);
 	fflush(stdout);
 }
 
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
 			if (__atomic_load_n((uint64_t *)(buf + p * psz),
 					    __ATOMIC_RELAXED) != pattern(p, 0))
 				fprintf(stderr, "page %lu corrupt\n", p);
+		passes++;
 		/*
 		 * Flush this range's TLB entries.  A real CPU's TLB holds a
 		 * small part of the set, so touching it sets the accessed
