@@ -72,12 +72,14 @@ def run_mode(mode, workload, hot_mb, seconds):
     c0 = cpu_ticks(kpid) if kpid else 0
     t0 = time.time()
     samples = []
+    hot_pages = 0
     for line in hot.stdout:
         m = re.match(r"t=\S+ (.*) total=(\d+)", line)
         if not m:
             continue
         counts = dict((int(k[4:]), int(v)) for k, v in (kv.split("=") for kv in m.group(1).split()))
         t, f = node_mem(0)
+        hot_pages = int(m.group(2))
         samples.append({"t": round(time.time() - t0, 1),
                         "residency": counts.get(0, 0) / int(m.group(2)),
                         "node0_used_bp": (t - f) * 10000 // t})
@@ -86,7 +88,7 @@ def run_mode(mode, workload, hot_mb, seconds):
     elapsed = time.time() - t0
     cpu = (cpu_ticks(kpid) - c0) / os.sysconf("SC_CLK_TCK") if kpid else 0.0
     v1 = vmstat()
-    res = {"mode": mode, "samples": samples,
+    res = {"mode": mode, "samples": samples, "hot_pages": hot_pages,
            "pgmigrate_success": v1.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
            "pgpromote_success": v1.get("pgpromote_success", 0) - v0.get("pgpromote_success", 0),
            "pgdemote": sum(v1.get(k, 0) - v0.get(k, 0) for k in v1 if k.startswith("pgdemote_")),
