@@ -256,6 +256,32 @@ void tier_interleave_set_node_tier(int nid, int tier_id)
 	mutex_unlock(&tier_il_lock);
 }
 
+/**
+ * tier_interleave_set_tier_weight() - set the interleave weight of a tier
+ * @tier_id: memory tier id (need not have nodes now)
+ * @weight: TIER_IL_WEIGHT_MIN..TIER_IL_WEIGHT_MAX
+ *
+ * The weight is kept for the rest of the boot, also while the tier has no
+ * node, and every node of the tier takes it at once.
+ *
+ * Return: 0, -EINVAL for a weight out of range, -ENOMEM.  On error nothing
+ * changes.
+ */
+int tier_interleave_set_tier_weight(int tier_id, unsigned int weight)
+{
+	int err;
+
+	if (tier_id < 0 || weight < TIER_IL_WEIGHT_MIN ||
+	    weight > TIER_IL_WEIGHT_MAX)
+		return -EINVAL;
+	mutex_lock(&tier_il_lock);
+	err = tier_set_weight_locked(tier_id, weight);
+	if (!err)
+		tier_il_publish_locked();
+	mutex_unlock(&tier_il_lock);
+	return err;
+}
+
 /* Ids of the highest tier and of the one right below it, -1 if none. */
 static void tier_il_top_two_locked(int *top, int *second)
 {
@@ -295,15 +321,9 @@ static ssize_t interleave_weight_store(struct device *dev,
 	unsigned int w;
 	int err;
 
-	if (kstrtouint(buf, 10, &w) || w < TIER_IL_WEIGHT_MIN ||
-	    w > TIER_IL_WEIGHT_MAX)
+	if (kstrtouint(buf, 10, &w))
 		return -EINVAL;
-
-	mutex_lock(&tier_il_lock);
-	err = tier_set_weight_locked(dev->id, w);
-	if (!err)
-		tier_il_publish_locked();
-	mutex_unlock(&tier_il_lock);
+	err = tier_interleave_set_tier_weight(dev->id, w);
 	return err ? err : count;
 }
 DEVICE_ATTR_RW(interleave_weight);

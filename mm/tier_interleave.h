@@ -44,5 +44,6 @@ unsigned int tier_interleave_nodes(struct mempolicy *pol);
 unsigned int tier_interleave_peek(struct mempolicy *pol);
 void tier_interleave_copy_weights(u8 *weights);
 void tier_interleave_set_node_tier(int nid, int tier_id);
+int tier_interleave_set_tier_weight(int tier_id, unsigned int weight);
 
 #endif /* _MM_TIER_INTERLEAVE_H */

@@ -337,6 +337,52 @@ static void tier_il_lookup_cost(struct kunit *test)
 	}
 }
 
+/*
+ * Memory hotplug: a node that moves to another tier takes that tier's
+ * weight, a node in no tier has weight 1, and a tier keeps its weight
+ * while it has no node.  This drives the hook of mm/memory-tiers.c with a
+ * node id that is not possible here and tier ids far above any real one
+ * (ids grow with abstract distance / 1024), so no allocation sees them;
+ * the two tier entries stay behind at weight 1.
+ */
+static void tier_il_node_changes_tier(struct kunit *test)
+{
+	const int a = 1 << 20, b = a + 1;
+	bool was_weighted = tier_interleave_active();
+	int nid;
+
+	for (nid = MAX_NUMNODES - 1; nid >= 0; nid--)
+		if (!node_possible(nid))
+			break;
+	if (nid < 0)
+		kunit_skip(test, "every node id is possible");
+
+	KUNIT_EXPECT_EQ(test, tier_interleave_set_tier_weight(a, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tier_interleave_set_tier_weight(a, 101), -EINVAL);
+	KUNIT_ASSERT_EQ(test, tier_interleave_set_tier_weight(a, 6), 0);
+	KUNIT_ASSERT_EQ(test, tier_interleave_set_tier_weight(b, 2), 0);
+
+	tier_interleave_set_node_tier(nid, a);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(tier_il_node_weight[nid]), 6);
+	KUNIT_EXPECT_TRUE(test, tier_interleave_active());
+	tier_interleave_set_node_tier(nid, b);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(tier_il_node_weight[nid]), 2);
+	tier_interleave_set_node_tier(nid, -1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(tier_il_node_weight[nid]),
+			TIER_IL_WEIGHT_MIN);
+	/* Tier a had no node meanwhile: it kept its weight. */
+	tier_interleave_set_node_tier(nid, a);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(tier_il_node_weight[nid]), 6);
+	/* A weight change reaches the node at once. */
+	KUNIT_EXPECT_EQ(test, tier_interleave_set_tier_weight(a, 3), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(tier_il_node_weight[nid]), 3);
+
+	tier_interleave_set_node_tier(nid, -1);
+	tier_interleave_set_tier_weight(a, TIER_IL_WEIGHT_MIN);
+	tier_interleave_set_tier_weight(b, TIER_IL_WEIGHT_MIN);
+	KUNIT_EXPECT_EQ(test, tier_interleave_active(), was_weighted);
+}
+
 static struct kunit_case tier_il_cases[] = {
 	KUNIT_CASE(tier_il_two_tiers),
 	KUNIT_CASE(tier_il_three_tiers),
@@ -348,6 +394,7 @@ static struct kunit_case tier_il_cases[] = {
 	KUNIT_CASE(tier_il_stale_state),
 	KUNIT_CASE(tier_il_weight_one_is_round_robin),
 	KUNIT_CASE(tier_il_parse),
+	KUNIT_CASE(tier_il_node_changes_tier),
 	KUNIT_CASE_SLOW(tier_il_lookup_cost),
 	{}
 };
