@@ -19,7 +19,7 @@ KSFT := $(BUILD)/kselftest
 VENV := $(BUILD)/venv
 
 .PHONY: all demo fetch prepare kernel kernel-run selftests venv check check-host \
-	refresh patch bench bench-interleave bench-tiering clean distclean help
+	refresh patch bench clean distclean help
 
 all: demo
 

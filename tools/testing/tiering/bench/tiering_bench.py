@@ -82,7 +82,9 @@ def run_mode(mode, workload, hot_mb, seconds):
         hot_pages = int(m.group(2))
         samples.append({"t": round(time.time() - t0, 1),
                         "residency": counts.get(0, 0) / int(m.group(2)),
-                        "node0_used_bp": (t - f) * 10000 // t})
+                        "node0_used_bp": (t - f) * 10000 // t,
+                        "kdamond_cpu_s": ((cpu_ticks(kpid) - c0) / os.sysconf("SC_CLK_TCK")
+                                          if kpid else None)})
         if time.time() - t0 >= seconds:
             break
     elapsed = time.time() - t0
