@@ -737,7 +737,8 @@ static int damon_tier_before_start(struct damon_ctx *c)
 
 static int damon_tier_turn(bool on)
 {
-	int err;
+	struct damos *s;
+	int err, i = 0;
 
 	if (!on) {
 		err = damon_stop(&ctx, 1);
@@ -751,7 +752,16 @@ static int damon_tier_turn(bool on)
 		return err;
 	WRITE_ONCE(bytes_promoted, 0);
 	WRITE_ONCE(bytes_demoted, 0);
+	/*
+	 * Committing keeps the schemes of an earlier run with their stats:
+	 * count from what they have applied so far.
+	 */
 	memset(damon_tier_last_applied, 0, sizeof(damon_tier_last_applied));
+	damon_for_each_scheme(s, ctx) {
+		if (i >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		damon_tier_last_applied[i++] = s->stat.sz_applied;
+	}
 	return damon_start(&ctx, 1, true);
 }
 

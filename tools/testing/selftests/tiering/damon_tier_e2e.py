@@ -208,7 +208,19 @@ def main():
             if int(param("bytes_promoted")) < a.hot_mb * 0.9 * (1 << 20) * 0.5:
                 print("FAIL: bytes_promoted %s is too low" % param("bytes_promoted"))
                 failures += 1
+            moved = int(param("bytes_promoted")) + int(param("bytes_demoted"))
             param("enabled", "N")
+            # The statistics restart at 0: re-enabling keeps the committed
+            # schemes, whose sz_applied still holds the first run's bytes.
+            param("enabled", "Y")
+            time.sleep(1)
+            again = int(param("bytes_promoted")) + int(param("bytes_demoted"))
+            param("enabled", "N")
+            print("moved %d MiB in the run, %d MiB in 1 s after re-enabling"
+                  % (moved >> 20, again >> 20))
+            if moved >= 32 << 20 and again >= moved // 2:
+                print("FAIL: re-enabling carried the last run's bytes over")
+                failures += 1
     finally:
         for p in (hot, cold):
             if p and p.poll() is None:

@@ -85,6 +85,9 @@ def run_mode(mode, workload, hot_mb, seconds):
                         "node0_used_bp": (t - f) * 10000 // t,
                         "kdamond_cpu_s": ((cpu_ticks(kpid) - c0) / os.sysconf("SC_CLK_TCK")
                                           if kpid else None)})
+        if kpid:
+            for k in ("bytes_promoted", "bytes_demoted", "nr_regions"):
+                samples[-1][k] = int(open(PARAMS + "/" + k).read())
         if time.time() - t0 >= seconds:
             break
     elapsed = time.time() - t0
@@ -114,7 +117,8 @@ def main():
     # As in damon_tier_e2e.py: THP's min_free_kbytes would hold the low
     # watermark at ~3% of a 1 GiB node, above the 0.3% the target leaves.
     put("/proc/sys/vm/min_free_kbytes", "2048")
-    for mode in ("none", "numa_balancing", "damon_tier"):
+    modes = os.environ.get("TIERING_BENCH_MODES", "none,numa_balancing,damon_tier")
+    for mode in modes.split(","):
         print(json.dumps(run_mode(mode, workload, hot_mb, seconds)), flush=True)
 
 
