@@ -135,12 +135,12 @@ def main():
               "|---|---|---|---|---|---|---|---|---|"]
     for r in tier:
         smp = r["samples"]
-        t90 = next((x["t"] for x in smp if x["residency"] >= 0.9), None)
+        s90 = next((x for x in smp if x["residency"] >= 0.9), None)
+        t90 = s90["t"] if s90 else None
         off, sd = settled_stats(smp, r.get("target_used_bp", 9970))
         migrated = r["pgmigrate_success"]
         up = smp[-1]["residency"] * r.get("hot_pages", 0) if smp else 0
         after = "-"
-        s90 = next((x for x in smp if x["residency"] >= 0.9), None)
         if s90 and s90.get("kdamond_cpu_s") is not None and smp[-1]["t"] > s90["t"]:
             after = "%.2f%%" % (100.0 * (smp[-1]["kdamond_cpu_s"] - s90["kdamond_cpu_s"]) /
                                 (smp[-1]["t"] - s90["t"]))

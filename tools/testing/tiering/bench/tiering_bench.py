@@ -70,6 +70,10 @@ def run_mode(mode, workload, hot_mb, seconds):
         put(PARAMS + "/enabled", "Y")
         kpid = int(open(PARAMS + "/kdamond_pid").read())
     c0 = cpu_ticks(kpid) if kpid else 0
+
+    def kdamond_cpu_s():
+        return (cpu_ticks(kpid) - c0) / os.sysconf("SC_CLK_TCK") if kpid else None
+
     t0 = time.time()
     samples = []
     hot_pages = 0
@@ -81,17 +85,16 @@ def run_mode(mode, workload, hot_mb, seconds):
         t, f = node_mem(0)
         hot_pages = int(m.group(2))
         samples.append({"t": round(time.time() - t0, 1),
-                        "residency": counts.get(0, 0) / int(m.group(2)),
+                        "residency": counts.get(0, 0) / hot_pages,
                         "node0_used_bp": (t - f) * 10000 // t,
-                        "kdamond_cpu_s": ((cpu_ticks(kpid) - c0) / os.sysconf("SC_CLK_TCK")
-                                          if kpid else None)})
+                        "kdamond_cpu_s": kdamond_cpu_s()})
         if kpid:
             for k in ("bytes_promoted", "bytes_demoted", "nr_regions"):
                 samples[-1][k] = int(open(PARAMS + "/" + k).read())
         if time.time() - t0 >= seconds:
             break
     elapsed = time.time() - t0
-    cpu = (cpu_ticks(kpid) - c0) / os.sysconf("SC_CLK_TCK") if kpid else 0.0
+    cpu = kdamond_cpu_s()
     v1 = vmstat()
     res = {"mode": mode, "samples": samples, "hot_pages": hot_pages,
            "pgmigrate_success": v1.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
