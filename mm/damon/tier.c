@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) "damon-tier: " fmt
 
 #include <linux/damon.h>
+#include <linux/gfp.h>
 #include <linux/kstrtox.h>
 #include <linux/memory-tiers.h>
 #include <linux/mmzone.h>
@@ -406,14 +407,19 @@ static bool damon_tier_topo_changed(void)
  * (1/DAMON_TIER_PROBE_SHARE of the quota, at most 1/256 of the node): twice
  * what promotion really moved in the last interval plus such a probe.  It
  * thus doubles per interval while promotion keeps up, and falls back to a
- * probe when promotion finds nothing to move; within the interval,
- * demotion's part is released only as promotion fills the room
- * (damon_tier_left()), so that it never runs ahead by more than a probe.
- * "Accessed regions below" is a coarse estimate of the hot memory there,
- * so a node with room never
- * exchanges (promotion fills the room first), and hot pages that cannot
- * move (pinned, unmovable) cost one probe of demotion, not a steady drain
- * of the upper node.
+ * probe when promotion finds nothing to move.  "Accessed regions below" is
+ * a coarse estimate of the hot memory there, so a node with room never
+ * exchanges (promotion fills the room first).
+ *
+ * Within the interval each apply pass is paced by the upper node's free
+ * memory as it is then (damon_tier_pass_bytes()).  Promotion allocates
+ * without reclaim, so it can only use free memory above the node's low
+ * watermarks (the floor; watermark boosting can lift it above the free
+ * goal).  While exchanging, demotion keeps a lead of free memory above the
+ * floor for promotion to fill: four probes, but at most half the accessed
+ * regions below (a coarse overestimate of the hot memory there), so that
+ * the lead shrinks as the hot memory below runs out and the exchange ends
+ * with little free memory that nothing hot fills again.
  */
 #define DAMON_TIER_PROBE_SHARE		16
 #define DAMON_TIER_PROBE_NODE_SHARE	256
@@ -428,63 +434,94 @@ static unsigned long damon_tier_probe_bytes(unsigned long total,
 
 /**
  * damon_tier_quota_bytes() - bytes a scheme may migrate in the next interval
- * @hot:		true for promotion into the upper node, false for
- *			demotion from it
- * @total:		the upper node's memory, bytes
- * @free:		its free memory, bytes
- * @p:			parameters (@p->quota_mb caps the result)
- * @hot_below:		bytes of accessed regions on the nodes promoting into
- *			the upper node
- * @promoted_last:	bytes promoted into the upper node last interval
- * @exchange:		if not NULL, set to the exchange part of the result
+ * @hot:	true for promotion into the upper node, false for demotion
+ *		from it
+ * @u:		the upper node (@u->promoted: in the last interval)
+ * @p:		parameters (@p->quota_mb caps the result)
+ * @exchange:	if not NULL, set to the exchange part of the result
  *
  * The exchange probe is 1/DAMON_TIER_PROBE_SHARE of the quota, and at most
- * 1/DAMON_TIER_PROBE_NODE_SHARE of the node.
+ * 1/DAMON_TIER_PROBE_NODE_SHARE of the node.  While exchanging, demotion
+ * also makes up for free memory below the floor: promotion cannot start
+ * before that.
  *
  * Return: the quota in bytes, 0 when the scheme should stay idle.
  */
-unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
-				     unsigned long free,
+unsigned long damon_tier_quota_bytes(bool hot,
+				     const struct damon_tier_upper *u,
 				     const struct damon_tier_params *p,
-				     unsigned long hot_below,
-				     unsigned long promoted_last,
 				     unsigned long *exchange)
 {
 	unsigned long quota = p->quota_mb << 20;
-	unsigned long used, want_used, want_free, room = 0, deficit = 0;
-	unsigned long probe, xchg = 0;
+	unsigned long total = u->total, free = min(u->free, u->total);
+	unsigned long used = total - free, usable, want_used, want_free;
+	unsigned long room = 0, deficit = 0, probe, xchg = 0;
 
-	free = min(free, total);
-	used = total - free;
 	want_used = mult_frac(total, p->target_used_bp, 10000);
 	want_free = mult_frac(total, p->target_free_bp, 10000);
+	usable = free > u->floor ? free - u->floor : 0;
 	if (used < want_used)
-		room = want_used - used;
-	if (free < want_free)
-		deficit = want_free - free;
+		room = min(want_used - used, usable);
 	probe = damon_tier_probe_bytes(total, quota);
 
 	/* Only a full node exchanges: with room, promotion just fills it. */
-	if (room < probe && hot_below > room)
-		xchg = min(hot_below - room,
-			   2 * min(promoted_last, quota) + probe);
+	if (room < probe && u->hot_below > room) {
+		xchg = min(u->hot_below - room,
+			   2 * min(u->promoted, quota) + probe);
+		want_free = max(want_free, u->floor);
+	}
+	if (free < want_free)
+		deficit = want_free - free;
 	xchg = min(xchg, quota);
 	if (exchange)
 		*exchange = xchg;
 	return min((hot ? room : deficit) + xchg, quota);
 }
 
+/**
+ * damon_tier_pass_bytes() - bytes a scheme may migrate in the next pass
+ * @hot:	true for promotion into the upper node, false for demotion
+ *		from it
+ * @u:		the upper node now (@u->promoted is not used)
+ * @p:		parameters
+ * @exchange:	whether the schemes of @u exchange in this interval
+ *
+ * Promotion may use the free memory above the floor.  Demotion frees
+ * memory up to target_free_bp and, while exchanging, up to a lead above
+ * the floor: four exchange probes, at most half of @u->hot_below.  What
+ * the interval's quota still allows caps both.
+ *
+ * Return: bytes, 0 when the scheme should wait.
+ */
+unsigned long damon_tier_pass_bytes(bool hot,
+				    const struct damon_tier_upper *u,
+				    const struct damon_tier_params *p,
+				    bool exchange)
+{
+	unsigned long free = min(u->free, u->total), goal, lead;
+
+	if (hot)
+		return free > u->floor ? free - u->floor : 0;
+	goal = mult_frac(u->total, p->target_free_bp, 10000);
+	if (exchange) {
+		lead = min(4 * damon_tier_probe_bytes(u->total,
+						      p->quota_mb << 20),
+			   u->hot_below / 2);
+		goal = max(goal, u->floor + lead);
+	}
+	return goal > free ? goal - free : 0;
+}
+
 /*
  * Window state of the quota tuning: the end of the current quota window;
- * per scheme (in list order) the bytes it may migrate in this window and
- * the bytes it migrated so far, with the last-seen sz_applied; per node
- * the bytes promoted into it in this and in the last window.  Only the
- * kdamond touches them (before_start and after_aggregation).
+ * per scheme (in list order) the bytes it may migrate in this window, its
+ * exchange part, its upper node and the bytes it migrated so far; per
+ * node the bytes promoted into it in this and in the last window.  Only
+ * the kdamond touches them (before_start and after_aggregation).
  */
 static unsigned long damon_tier_window_end;
 static unsigned long damon_tier_want[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_xchg[DAMON_TIER_MAX_SCHEMES];
-static unsigned long damon_tier_probe[DAMON_TIER_MAX_SCHEMES];
 static int damon_tier_upper[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_moved[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_promoted_now[MAX_NUMNODES];
@@ -518,78 +555,142 @@ static unsigned long damon_tier_hot_below(struct damon_ctx *c, int upper)
 	return sz;
 }
 
+/* The free memory that no allocation without reclaim takes from @nid. */
+static unsigned long damon_tier_floor_bytes(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (populated_zone(zone))
+			pages += low_wmark_pages(zone);
+	}
+	return pages << PAGE_SHIFT;
+}
+
+/* Fill @u for upper node @nid, which has memory. */
+static void damon_tier_read_upper(struct damon_ctx *c, int nid,
+				  unsigned long promoted,
+				  struct damon_tier_upper *u,
+				  struct sysinfo *i)
+{
+	si_meminfo_node(i, nid);
+	u->total = i->totalram << PAGE_SHIFT;
+	u->free = i->freeram << PAGE_SHIFT;
+	u->floor = damon_tier_floor_bytes(nid);
+	u->hot_below = damon_tier_hot_below(c, nid);
+	u->promoted = promoted;
+}
+
+/* The upper node of scheme @s: both schemes' goals are on it. */
+static int damon_tier_upper_of(struct damos *s)
+{
+	struct damos_quota *q = &s->quota;
+	struct damos_quota_goal *g;
+	int upper = NUMA_NO_NODE;
+
+	damos_for_each_quota_goal(g, q)
+		upper = g->nid;
+	if (upper < 0 || upper >= MAX_NUMNODES || !node_state(upper, N_MEMORY))
+		return NUMA_NO_NODE;
+	return upper;
+}
+
 /* Bytes scheme @s (the @idx-th) may migrate in the new window. */
 static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
 					   struct damos *s, int idx,
 					   const struct damon_tier_params *p)
 {
 	bool hot = s->action == DAMOS_MIGRATE_HOT;
+	int upper = damon_tier_upper_of(s);
 	struct damos_quota *q = &s->quota;
 	struct damos_quota_goal *g;
-	int upper = NUMA_NO_NODE;
-	unsigned long want;
+	struct damon_tier_upper u;
 	struct sysinfo i;
 
-	/* Both schemes' goals are on the upper node. */
-	damos_for_each_quota_goal(g, q)
-		upper = g->nid;
 	damon_tier_xchg[idx] = 0;
-	damon_tier_upper[idx] = NUMA_NO_NODE;
-	if (upper < 0 || upper >= MAX_NUMNODES || !node_state(upper, N_MEMORY))
-		return 0;
 	damon_tier_upper[idx] = upper;
-	si_meminfo_node(&i, upper);
-	want = damon_tier_quota_bytes(hot, i.totalram << PAGE_SHIFT,
-				      i.freeram << PAGE_SHIFT, p,
-				      damon_tier_hot_below(c, upper),
-				      damon_tier_promoted_last[upper],
-				      &damon_tier_xchg[idx]);
-	damon_tier_probe[idx] = damon_tier_probe_bytes(i.totalram << PAGE_SHIFT,
-						       p->quota_mb << 20);
+	if (upper == NUMA_NO_NODE)
+		return 0;
+	damon_tier_read_upper(c, upper, damon_tier_promoted_last[upper], &u,
+			      &i);
 	/* For reporting: what the core tuner would have measured. */
 	damos_for_each_quota_goal(g, q)
 		g->current_value = damos_node_mem_bp_of(i.totalram, i.freeram,
 							hot);
-	return want;
+	return damon_tier_quota_bytes(hot, &u, p, &damon_tier_xchg[idx]);
 }
 
 /*
  * Let each scheme try, in the next apply pass, about as many bytes as it
- * still may move in this window.  The quota is charged by the size of the
- * regions tried, but only part of them moves: memory that is not on the
- * LRU (kernel memory, page tables) never does, and the young filters count
- * a page DAMON never marked idle as young at the first look (and mark it
- * old), so cold memory moves on a later pass over it.  DAMOS continues each
- * pass where the last one stopped, so the passes sweep the eligible
- * regions; a pass that tried memory and moved less than a quarter of it
- * doubles the next one's size, up to DAMON_TIER_MAX_STEP_SHIFT doublings,
- * so that the sweep gets through unmovable and not-yet-old memory quickly;
- * a pass that moved more goes back to the plain size.  A grown pass tries
- * at most one exchange probe more than is left, so a window overshoots its
- * bytes by at most a probe: a larger overshoot of demotion would leave the
- * upper node with free memory that nothing hot fills again.  The whole
- * window stays within quota_mb.
+ * may move in it (damon_tier_pass_bytes(), within what is left of its
+ * window).  The quota is charged by the size of the regions tried, but
+ * only part of them moves.  The young filters count a page DAMON never
+ * marked idle as young at the first look, and mark it old: cold memory
+ * moves on a later look.  DAMOS continues each pass where the last one
+ * stopped, so without help that later look would come only after a sweep
+ * over all the eligible regions (seconds for a GiB).  So a demotion pass
+ * that moved less than a quarter of what it tried is repeated once, from
+ * where it started: 100 ms after the first look, the pages not accessed
+ * since then move.  Memory that is not on the LRU (kernel memory, page
+ * tables) never moves; a pass that moved less than a quarter even so (or
+ * a promotion pass) doubles the next one's size, up to
+ * DAMON_TIER_MAX_STEP_SHIFT doublings but at most twice what may move, so
+ * that the passes get through such memory quickly while one that finds
+ * everything movable overshoots by at most its own size; a pass that moved
+ * more goes back to the plain size.  The whole window stays within
+ * quota_mb.
  */
 #define DAMON_TIER_MAX_STEP_SHIFT	2
 
 static unsigned long damon_tier_charged[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_moved_seen[DAMON_TIER_MAX_SCHEMES];
 static unsigned int damon_tier_step_shift[DAMON_TIER_MAX_SCHEMES];
+static struct damon_target *damon_tier_pass_target[DAMON_TIER_MAX_SCHEMES];
+static unsigned long damon_tier_pass_addr[DAMON_TIER_MAX_SCHEMES];
+static bool damon_tier_second_look[DAMON_TIER_MAX_SCHEMES];
 
 /*
- * What scheme @s (the @idx-th) may still move in this window.  Demotion's
- * exchange part is released as promotion fills the room it made, plus one
- * probe ahead.
+ * Make scheme @s (the @idx-th) look again, in its next pass, at the memory
+ * its last pass tried.  Returns false if it cannot.
  */
-static unsigned long damon_tier_left(struct damos *s, int idx)
+static bool damon_tier_look_again(struct damon_ctx *c, struct damos *s,
+				  int idx)
 {
-	unsigned long want = damon_tier_want[idx], xchg = damon_tier_xchg[idx];
-	int upper = damon_tier_upper[idx];
+	struct damon_target *t, *from = damon_tier_pass_target[idx];
+	bool found = !from;
 
-	if (s->action == DAMOS_MIGRATE_COLD && xchg && upper != NUMA_NO_NODE)
-		want = want - xchg + min(xchg, damon_tier_promoted_now[upper] +
-					 damon_tier_probe[idx]);
-	return want > damon_tier_moved[idx] ? want - damon_tier_moved[idx] : 0;
+	/* Where the last pass started; its target must still be there. */
+	damon_for_each_target(t, c)
+		found |= t == from;
+	if (!found)
+		return false;
+	s->quota.charge_target_from = from;
+	s->quota.charge_addr_from = damon_tier_pass_addr[idx];
+	return true;
+}
+
+/* What scheme @s (the @idx-th) may move in the next pass. */
+static unsigned long damon_tier_left(struct damon_ctx *c, struct damos *s,
+				     int idx)
+{
+	const struct damon_tier_params *p = &damon_tier_running_params;
+	unsigned long want = damon_tier_want[idx];
+	int upper = damon_tier_upper[idx];
+	struct damon_tier_upper u;
+	struct sysinfo i;
+
+	if (upper == NUMA_NO_NODE || want <= damon_tier_moved[idx])
+		return 0;
+	if (!node_state(upper, N_MEMORY))
+		return 0;
+	damon_tier_read_upper(c, upper, 0, &u, &i);
+	return min(want - damon_tier_moved[idx],
+		   damon_tier_pass_bytes(s->action == DAMOS_MIGRATE_HOT, &u, p,
+					 damon_tier_xchg[idx] != 0));
 }
 
 static void damon_tier_top_up(struct damon_ctx *c)
@@ -598,6 +699,7 @@ static void damon_tier_top_up(struct damon_ctx *c)
 	struct damos_quota *q;
 	unsigned int *shift;
 	struct damos *s;
+	bool again;
 	int i = 0;
 
 	damon_for_each_scheme(s, c) {
@@ -608,19 +710,25 @@ static void damon_tier_top_up(struct damon_ctx *c)
 		tried = q->charged_sz > damon_tier_charged[i] ?
 			q->charged_sz - damon_tier_charged[i] : 0;
 		moved = damon_tier_moved[i] - damon_tier_moved_seen[i];
+		again = false;
 		if (tried && moved < tried / 4) {
-			if (*shift < DAMON_TIER_MAX_STEP_SHIFT)
+			if (s->action == DAMOS_MIGRATE_COLD &&
+			    !damon_tier_second_look[i])
+				again = damon_tier_look_again(c, s, i);
+			if (!again && *shift < DAMON_TIER_MAX_STEP_SHIFT)
 				(*shift)++;
 		} else if (moved) {
 			*shift = 0;
 		}
+		damon_tier_second_look[i] = again;
+		damon_tier_pass_target[i] = q->charge_target_from;
+		damon_tier_pass_addr[i] = q->charge_addr_from;
 		damon_tier_moved_seen[i] = damon_tier_moved[i];
 		damon_tier_charged[i] = q->charged_sz;
 
-		left = damon_tier_left(s, i);
+		left = damon_tier_left(c, s, i);
 		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
-		step = left > quota >> *shift ? quota : left << *shift;
-		step = min3(step, left + damon_tier_probe[i], quota);
+		step = min3(left << *shift, 2 * left, quota);
 		/*
 		 * Whole pages: DAMON splits regions at the quota's end, and
 		 * with CONFIG_DAMON_KUNIT_TEST its minimum region is one
@@ -672,12 +780,35 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 		msecs_to_jiffies(p->quota_reset_interval_ms);
 }
 
+/*
+ * Pages that demotion frees go to this CPU's per-CPU lists first, where the
+ * node's free page count does not see them and allocations held to the
+ * node's watermarks cannot reach them until the lists decay back to the
+ * buddy allocator, seconds later (measured: up to 13 MiB of a 1 GiB node).
+ * Give them back at once, so that promotion can use them and the node's
+ * utilization reads true.  No IPI: only this CPU's lists.
+ */
+static void damon_tier_drain_local(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int z;
+
+	preempt_disable();
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (populated_zone(zone))
+			drain_local_pages(zone);
+	}
+	preempt_enable();
+}
+
 static void damon_tier_update_stats(struct damon_ctx *c)
 {
 	unsigned long cur, delta, nr = 0;
 	struct damon_target *t;
 	struct damos *s;
-	int i = 0;
+	int i = 0, upper;
 
 	damon_for_each_scheme(s, c) {
 		if (i >= DAMON_TIER_MAX_SCHEMES)
@@ -687,13 +818,18 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 		delta = cur >= damon_tier_last_applied[i] ?
 			cur - damon_tier_last_applied[i] : cur;
 		damon_tier_last_applied[i] = cur;
-		damon_tier_moved[i++] += delta;
+		damon_tier_moved[i] += delta;
+		upper = damon_tier_upper[i++];
 		if (s->action == DAMOS_MIGRATE_HOT) {
 			WRITE_ONCE(bytes_promoted, bytes_promoted + delta);
 			if (s->target_nid >= 0 && s->target_nid < MAX_NUMNODES)
 				damon_tier_promoted_now[s->target_nid] += delta;
 		} else {
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
+			/* Demotion's source is its upper node. */
+			if (delta && upper != NUMA_NO_NODE &&
+			    node_state(upper, N_MEMORY))
+				damon_tier_drain_local(upper);
 		}
 	}
 	damon_for_each_target(t, c)
@@ -730,6 +866,8 @@ static int damon_tier_before_start(struct damon_ctx *c)
 {
 	memset(damon_tier_promoted_now, 0, sizeof(damon_tier_promoted_now));
 	memset(damon_tier_promoted_last, 0, sizeof(damon_tier_promoted_last));
+	memset(damon_tier_second_look, 0, sizeof(damon_tier_second_look));
+	memset(damon_tier_pass_target, 0, sizeof(damon_tier_pass_target));
 	damon_tier_tune(c, true);
 	damon_tier_top_up(c);
 	return 0;

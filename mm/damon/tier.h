@@ -51,15 +51,35 @@ struct damon_tier_params {
 	unsigned long quota_reset_interval_ms;
 };
 
+/**
+ * struct damon_tier_upper - an upper node, as the quota tuning sees it
+ * @total:	the node's memory, bytes
+ * @free:	its free memory, bytes
+ * @floor:	its zones' low watermarks (boost included), bytes: DAMOS
+ *		migrations allocate without reclaim, so this free memory is
+ *		out of promotion's reach
+ * @hot_below:	bytes of accessed regions on the nodes promoting into it
+ * @promoted:	bytes promoted into it in the last quota interval
+ */
+struct damon_tier_upper {
+	unsigned long total;
+	unsigned long free;
+	unsigned long floor;
+	unsigned long hot_below;
+	unsigned long promoted;
+};
+
 void damon_tier_read_topo(struct damon_tier_topo *topo);
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
 		     const struct damon_tier_params *p);
-unsigned long damon_tier_quota_bytes(bool hot, unsigned long total,
-				     unsigned long free,
+unsigned long damon_tier_quota_bytes(bool hot,
+				     const struct damon_tier_upper *u,
 				     const struct damon_tier_params *p,
-				     unsigned long hot_below,
-				     unsigned long promoted_last,
 				     unsigned long *exchange);
+unsigned long damon_tier_pass_bytes(bool hot,
+				    const struct damon_tier_upper *u,
+				    const struct damon_tier_params *p,
+				    bool exchange);
 
 #endif /* _MM_DAMON_TIER_H */

@@ -230,19 +230,40 @@ static void damon_tier_test_read_topo(struct kunit *test)
 
 /*
  * Quota of a scheme for a 1000 MiB upper node with goals 99.7% used and
- * 0.5% free (997 MiB used, 5 MiB free) and a 200 MiB quota; sizes in MiB.
+ * 0.5% free (997 MiB used, 5 MiB free), a 200 MiB quota and a floor of
+ * @floor_mb; sizes in MiB.
  */
+static unsigned long damon_tier_test_quota_floor(bool hot,
+						 unsigned long free_mb,
+						 unsigned long floor_mb,
+						 unsigned long hot_mb,
+						 unsigned long promoted_mb,
+						 unsigned long *xchg)
+{
+	struct damon_tier_upper u = {
+		.total = MB(1000),
+		.free = MB(free_mb),
+		.floor = MB(floor_mb),
+		.hot_below = MB(hot_mb),
+		.promoted = MB(promoted_mb),
+	};
+
+	return damon_tier_quota_bytes(hot, &u, &damon_tier_test_params, xchg);
+}
+
+/* The same with a 1 MiB floor, below both goals. */
 static unsigned long damon_tier_test_quota(bool hot, unsigned long free_mb,
 					   unsigned long hot_mb,
 					   unsigned long promoted_mb)
 {
-	return damon_tier_quota_bytes(hot, MB(1000), MB(free_mb),
-				      &damon_tier_test_params, MB(hot_mb),
-				      MB(promoted_mb), NULL);
+	return damon_tier_test_quota_floor(hot, free_mb, 1, hot_mb,
+					   promoted_mb, NULL);
 }
 
 static void damon_tier_test_quota_room_deficit(struct kunit *test)
 {
+	struct damon_tier_upper empty = { };
+
 	/* 20 MiB free: promotion may fill 17 MiB, demotion idles. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 0, 0), MB(17));
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 0, 0), 0);
@@ -254,9 +275,17 @@ static void damon_tier_test_quota_room_deficit(struct kunit *test)
 			MB(200));
 	/* Free above total (racy reads) and a zero-sized node stay sane. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 2000, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(true, 0, 0,
+	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(true, &empty,
 						     &damon_tier_test_params,
-						     0, 0, NULL), 0);
+						     NULL), 0);
+	/* Room only above the floor: 20 MiB free, 18 MiB floor. */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_quota_floor(true, 20, 18, 0, 0, NULL),
+			MB(2));
+	/* A floor above the free goal alone does not make demotion run. */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_quota_floor(false, 6, 8, 0, 0, NULL),
+			0);
 }
 
 /* 4 MiB free (99.6% used): 1 MiB of room, 1 MiB short of the free goal. */
@@ -284,13 +313,67 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 	/* Room for a probe but nothing promoted: hot memory cannot move. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 0), 0);
 	/* The exchange part is reported separately. */
-	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(false, MB(1000), MB(4),
-						     &damon_tier_test_params,
-						     MB(64), MB(10), &xchg),
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_quota_floor(false, 4, 1, 64, 10, &xchg),
 			MB(21) + probe);
 	KUNIT_EXPECT_EQ(test, xchg, MB(20) + probe);
 	/* Nothing hot below: only the free goal, however full the node. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 0, 10), MB(1));
+	/*
+	 * A boosted floor of 20 MiB: 22 MiB free leaves 2 MiB of room,
+	 * less than a probe, so the node exchanges ...
+	 */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_quota_floor(true, 22, 20, 64, 0, &xchg),
+			MB(2) + probe);
+	KUNIT_EXPECT_EQ(test, xchg, probe);
+	/* ... and below it demotion first brings free up to the floor. */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_quota_floor(false, 12, 20, 64, 0, NULL),
+			MB(8) + probe);
+}
+
+/* Pacing within an interval, same node; sizes in MiB. */
+static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
+					  unsigned long floor_mb,
+					  unsigned long hot_mb, bool exchange)
+{
+	struct damon_tier_upper u = {
+		.total = MB(1000),
+		.free = MB(free_mb),
+		.floor = MB(floor_mb),
+		.hot_below = MB(hot_mb),
+	};
+
+	return damon_tier_pass_bytes(hot, &u, &damon_tier_test_params,
+				     exchange);
+}
+
+static void damon_tier_test_pass_pacing(struct kunit *test)
+{
+	unsigned long probe = MB(1000) / 256;
+
+	/* Promotion uses what is free above the floor, nothing below it. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(true, 9, 2, 0, true),
+			MB(7));
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(true, 2, 3, 0, true), 0);
+	/* Not exchanging: demotion only up to the 5 MiB free goal. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 3, 2, 64, false),
+			MB(2));
+	/* Exchanging: a lead of four probes over the floor ... */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 1, 6, 64, true),
+			MB(5) + 4 * probe);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 6, 6, 64, true),
+			4 * probe);
+	/* ... but no more than half the hot memory below ... */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 6, 6, 2, true),
+			MB(1));
+	/* ... and never below the free goal. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 0, 1, 0, true),
+			MB(5));
+	/* Enough free already: wait. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 30, 6, 64, true),
+			0);
 }
 
 #undef MB
@@ -303,6 +386,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_read_topo),
 	KUNIT_CASE(damon_tier_test_quota_room_deficit),
 	KUNIT_CASE(damon_tier_test_quota_exchange),
+	KUNIT_CASE(damon_tier_test_pass_pacing),
 	{},
 };
 
