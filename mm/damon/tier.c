@@ -638,11 +638,12 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
  * since then move.  Memory that is not on the LRU (kernel memory, page
  * tables) never moves; a pass that moved less than a quarter even so (or
  * a promotion pass) doubles the next one's size, up to
- * DAMON_TIER_MAX_STEP_SHIFT doublings but at most twice what may move, so
- * that the passes get through such memory quickly while one that finds
- * everything movable overshoots by at most its own size; a pass that moved
- * more goes back to the plain size.  The whole window stays within
- * quota_mb.
+ * DAMON_TIER_MAX_STEP_SHIFT doublings, so that the passes get through such
+ * memory quickly.  A grown promotion pass tries at most twice what may
+ * move (promotion beyond the floor only fails to allocate), a demotion
+ * pass never more than what may move: room it makes beyond that stays
+ * empty when nothing hot is left below.  A pass that moved more goes back
+ * to the plain size.  The whole window stays within quota_mb.
  */
 #define DAMON_TIER_MAX_STEP_SHIFT	2
 
@@ -728,7 +729,10 @@ static void damon_tier_top_up(struct damon_ctx *c)
 
 		left = damon_tier_left(c, s, i);
 		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
-		step = min3(left << *shift, 2 * left, quota);
+		/* Demotion overshooting would leave room nothing refills. */
+		step = min3(left << *shift,
+			    s->action == DAMOS_MIGRATE_COLD ? left : 2 * left,
+			    quota);
 		/*
 		 * Whole pages: DAMON splits regions at the quota's end, and
 		 * with CONFIG_DAMON_KUNIT_TEST its minimum region is one
@@ -781,12 +785,13 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 }
 
 /*
- * Pages that demotion frees go to this CPU's per-CPU lists first, where the
- * node's free page count does not see them and allocations held to the
- * node's watermarks cannot reach them until the lists decay back to the
- * buddy allocator, seconds later (measured: up to 13 MiB of a 1 GiB node).
- * Give them back at once, so that promotion can use them and the node's
- * utilization reads true.  No IPI: only this CPU's lists.
+ * Pages that demotion frees go to this CPU's per-CPU lists first, and
+ * promotion's allocations refill those lists in batches from the buddy
+ * allocator.  The node's free page count does not see what the lists hold
+ * (measured: up to 13 MiB of a 1 GiB node), and allocations held to the
+ * node's watermarks cannot reach it until the lists decay back, seconds
+ * later.  Give it back after each pass that moved memory, so that the
+ * node's utilization reads true.  No IPI: only this CPU's lists.
  */
 static void damon_tier_drain_local(int nid)
 {
@@ -826,11 +831,10 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 				damon_tier_promoted_now[s->target_nid] += delta;
 		} else {
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
-			/* Demotion's source is its upper node. */
-			if (delta && upper != NUMA_NO_NODE &&
-			    node_state(upper, N_MEMORY))
-				damon_tier_drain_local(upper);
 		}
+		if (delta && upper != NUMA_NO_NODE &&
+		    node_state(upper, N_MEMORY))
+			damon_tier_drain_local(upper);
 	}
 	damon_for_each_target(t, c)
 		nr += damon_nr_regions(t);
