@@ -151,7 +151,12 @@ def main():
             migrated, "%.2f" % (migrated / up) if up >= 1 else "-",
             "%.2f%%" % r["kdamond_cpu_pct"] if r["kdamond_cpu_pct"] is not None else "-",
             after))
-    lines += ["", "Pages migrated: pgmigrate_success delta (DAMON and NUMA balancing both "
+    lines += ["", "Every mode runs with THP off, vm.min_free_kbytes=2048 and "
+              "vm.watermark_boost_factor=0 (tier.rst's advice for tiering machines).  "
+              "node0 used: MemTotal - MemFree of node0, counting the pages on its "
+              "per-CPU free lists (/proc/zoneinfo \"count\") as free: MemFree misses "
+              "them until the lists decay, seconds later.  "
+              "Pages migrated: pgmigrate_success delta (DAMON and NUMA balancing both "
               "count there).  Per hot page brought up: pages migrated over the hot-set "
               "pages on node0 at the end; an exchange costs at least 2 (one page up, one "
               "cold page down).  kdamond CPU: share of one vCPU over the run, and from "
