@@ -635,15 +635,14 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
  * over all the eligible regions (seconds for a GiB).  So a demotion pass
  * that moved less than a quarter of what it tried is repeated once, from
  * where it started: 100 ms after the first look, the pages not accessed
- * since then move.  Memory that is not on the LRU (kernel memory, page
- * tables) never moves; a pass that moved less than a quarter even so (or
- * a promotion pass) doubles the next one's size, up to
- * DAMON_TIER_MAX_STEP_SHIFT doublings, so that the passes get through such
- * memory quickly.  A grown promotion pass tries at most twice what may
- * move (promotion beyond the floor only fails to allocate), a demotion
- * pass never more than what may move: room it makes beyond that stays
- * empty when nothing hot is left below.  A pass that moved more goes back
- * to the plain size.  The whole window stays within quota_mb.
+ * since then move.  A demotion pass never tries more than what may move:
+ * room it made beyond that would stay empty when nothing hot is left
+ * below.  A promotion pass that moved less than a quarter of what it
+ * tried (idle or unmovable memory in accessed regions) doubles the next
+ * one's size, up to DAMON_TIER_MAX_STEP_SHIFT doublings and at most twice
+ * what may move (promotion beyond the floor only fails to allocate); one
+ * that moved more goes back to the plain size.  The whole window stays
+ * within quota_mb.
  */
 #define DAMON_TIER_MAX_STEP_SHIFT	2
 
@@ -713,10 +712,10 @@ static void damon_tier_top_up(struct damon_ctx *c)
 		moved = damon_tier_moved[i] - damon_tier_moved_seen[i];
 		again = false;
 		if (tried && moved < tried / 4) {
-			if (s->action == DAMOS_MIGRATE_COLD &&
-			    !damon_tier_second_look[i])
-				again = damon_tier_look_again(c, s, i);
-			if (!again && *shift < DAMON_TIER_MAX_STEP_SHIFT)
+			if (s->action == DAMOS_MIGRATE_COLD)
+				again = !damon_tier_second_look[i] &&
+					damon_tier_look_again(c, s, i);
+			else if (*shift < DAMON_TIER_MAX_STEP_SHIFT)
 				(*shift)++;
 		} else if (moved) {
 			*shift = 0;
@@ -730,9 +729,10 @@ static void damon_tier_top_up(struct damon_ctx *c)
 		left = damon_tier_left(c, s, i);
 		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
 		/* Demotion overshooting would leave room nothing refills. */
-		step = min3(left << *shift,
-			    s->action == DAMOS_MIGRATE_COLD ? left : 2 * left,
-			    quota);
+		if (s->action == DAMOS_MIGRATE_COLD)
+			step = min(left, quota);
+		else
+			step = min3(left << *shift, 2 * left, quota);
 		/*
 		 * Whole pages: DAMON splits regions at the quota's end, and
 		 * with CONFIG_DAMON_KUNIT_TEST its minimum region is one
