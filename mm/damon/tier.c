@@ -240,10 +240,15 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
 	struct damos_quota quota = {
 		.reset_interval = p->quota_reset_interval_ms,
 		.sz = p->quota_mb << 20,
-		/* Promote the hottest first, demote the coldest first. */
+		/*
+		 * Promote the hottest first, demote the coldest first.  Not
+		 * by age: DAMOS resets the age of every region it applies an
+		 * action to, and the second look at cold memory (see
+		 * damon_tier_top_up()) must find it as eligible as the first.
+		 */
 		.weight_sz = 0,
 		.weight_nr_accesses = 100,
-		.weight_age = hot ? 0 : 100,
+		.weight_age = 0,
 	};
 	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
 	struct damos_quota_goal *goal;
@@ -403,13 +408,16 @@ static bool damon_tier_topo_changed(void)
  * upper node both get an exchange allowance on top.  It starts each
  * quota window itself, so the core tuner never runs for these schemes.
  *
- * Exchange allowance, only while the upper node has no room for a probe
- * (1/DAMON_TIER_PROBE_SHARE of the quota, at most 1/256 of the node): twice
- * what promotion really moved in the last interval plus such a probe.  It
- * thus doubles per interval while promotion keeps up, and falls back to a
- * probe when promotion finds nothing to move.  "Accessed regions below" is
- * a coarse estimate of the hot memory there, so a node with room never
- * exchanges (promotion fills the room first).
+ * Exchange allowance, while more accessed memory waits below than the
+ * upper node has room for, and either the node has no room for a probe
+ * (1/DAMON_TIER_PROBE_SHARE of the quota, at most 1/256 of the node) or
+ * promotion moved memory in the last interval: twice what promotion
+ * really moved then plus such a probe.  It thus doubles per interval while
+ * promotion keeps up, and falls back to a probe when promotion finds
+ * nothing to move.  "Accessed regions below" is a coarse estimate of the
+ * hot memory there, so a node with room whose promotion found nothing to
+ * move does not exchange.  Pacing (below) keeps demotion idle until
+ * promotion has used the room.
  *
  * Within the interval each apply pass is paced by the upper node's free
  * memory as it is then (damon_tier_pass_bytes()).  Promotion allocates
@@ -423,6 +431,7 @@ static bool damon_tier_topo_changed(void)
  */
 #define DAMON_TIER_PROBE_SHARE		16
 #define DAMON_TIER_PROBE_NODE_SHARE	256
+#define DAMON_TIER_SEED_SHARE		4
 
 /* The exchange probe for a node of @total bytes and a @quota bytes quota. */
 static unsigned long damon_tier_probe_bytes(unsigned long total,
@@ -464,8 +473,12 @@ unsigned long damon_tier_quota_bytes(bool hot,
 		room = min(want_used - used, usable);
 	probe = damon_tier_probe_bytes(total, quota);
 
-	/* Only a full node exchanges: with room, promotion just fills it. */
-	if (room < probe && u->hot_below > room) {
+	/*
+	 * A full node exchanges.  One with room too, as long as promotion
+	 * keeps moving: an exchange leaves its lead free, and without this
+	 * every other interval would only fill that and idle.
+	 */
+	if (u->hot_below > room && (room < probe || u->promoted)) {
 		xchg = min(u->hot_below - room,
 			   2 * min(u->promoted, quota) + probe);
 		want_free = max(want_free, u->floor);
@@ -482,14 +495,16 @@ unsigned long damon_tier_quota_bytes(bool hot,
  * damon_tier_pass_bytes() - bytes a scheme may migrate in the next pass
  * @hot:	true for promotion into the upper node, false for demotion
  *		from it
- * @u:		the upper node now (@u->promoted is not used)
+ * @u:		the upper node now (@u->promoted: in the last and in this
+ *		interval)
  * @p:		parameters
  * @exchange:	whether the schemes of @u exchange in this interval
  *
  * Promotion may use the free memory above the floor.  Demotion frees
  * memory up to target_free_bp and, while exchanging, up to a lead above
- * the floor: four exchange probes, at most half of @u->hot_below.  What
- * the interval's quota still allows caps both.
+ * the floor: four exchange probes, at most half of @u->hot_below, and a
+ * quarter probe until promotion has moved memory.  What the interval's
+ * quota still allows caps both.
  *
  * Return: bytes, 0 when the scheme should wait.
  */
@@ -498,15 +513,22 @@ unsigned long damon_tier_pass_bytes(bool hot,
 				    const struct damon_tier_params *p,
 				    bool exchange)
 {
-	unsigned long free = min(u->free, u->total), goal, lead;
+	unsigned long free = min(u->free, u->total), goal, lead, probe;
 
 	if (hot)
 		return free > u->floor ? free - u->floor : 0;
 	goal = mult_frac(u->total, p->target_free_bp, 10000);
 	if (exchange) {
-		lead = min(4 * damon_tier_probe_bytes(u->total,
-						      p->quota_mb << 20),
-			   u->hot_below / 2);
+		probe = damon_tier_probe_bytes(u->total, p->quota_mb << 20);
+		lead = min(4 * probe, u->hot_below / 2);
+		/*
+		 * Accessed regions below may hold nothing promotion can move
+		 * (a few stray accesses once the hot set is up), and room
+		 * made for nothing stays empty: until promotion has moved
+		 * memory in this or the last interval, only a seed.
+		 */
+		if (!u->promoted)
+			lead = min(lead, probe / DAMON_TIER_SEED_SHARE);
 		goal = max(goal, u->floor + lead);
 	}
 	return goal > free ? goal - free : 0;
@@ -687,7 +709,8 @@ static unsigned long damon_tier_left(struct damon_ctx *c, struct damos *s,
 		return 0;
 	if (!node_state(upper, N_MEMORY))
 		return 0;
-	damon_tier_read_upper(c, upper, 0, &u, &i);
+	damon_tier_read_upper(c, upper, damon_tier_promoted_last[upper] +
+			      damon_tier_promoted_now[upper], &u, &i);
 	return min(want - damon_tier_moved[idx],
 		   damon_tier_pass_bytes(s->action == DAMOS_MIGRATE_HOT, &u, p,
 					 damon_tier_xchg[idx] != 0));

@@ -59,7 +59,8 @@ struct damon_tier_params {
  *		migrations allocate without reclaim, so this free memory is
  *		out of promotion's reach
  * @hot_below:	bytes of accessed regions on the nodes promoting into it
- * @promoted:	bytes promoted into it in the last quota interval
+ * @promoted:	bytes promoted into it in the last quota interval (for
+ *		damon_tier_pass_bytes(): in the last and the current one)
  */
 struct damon_tier_upper {
 	unsigned long total;

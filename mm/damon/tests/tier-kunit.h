@@ -66,6 +66,10 @@ static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
 	KUNIT_EXPECT_EQ(test, s->target_nid, dest);
 	KUNIT_EXPECT_EQ(test, s->quota.sz, 200UL << 20);
 	KUNIT_EXPECT_EQ(test, s->quota.reset_interval, 1000);
+	/* Ranked by access frequency, never by age (reset by each look). */
+	KUNIT_EXPECT_GT(test, s->quota.weight_nr_accesses, 0);
+	KUNIT_EXPECT_EQ(test, s->quota.weight_age, 0);
+	KUNIT_EXPECT_EQ(test, s->quota.weight_sz, 0);
 	damos_for_each_quota_goal(g, q) {
 		nr_goals++;
 		KUNIT_EXPECT_EQ(test, g->metric, hot ?
@@ -307,10 +311,22 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 	/* ... nor more than the quota. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 199),
 			MB(200));
-	/* Room for a probe: promotion fills the room, no exchange. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 10), MB(17));
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 10), 0);
+	/*
+	 * Room for a probe while promotion keeps moving: the room, and the
+	 * exchange on top (pacing holds demotion back until the room is
+	 * used) ...
+	 */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 10),
+			MB(37) + probe);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 10),
+			MB(20) + probe);
+	/* ... no more than waits below beyond the room ... */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 25, 10), MB(8));
+	/* ... and nothing below that the room does not take. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 17, 10), MB(17));
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 17, 10), 0);
 	/* Room for a probe but nothing promoted: hot memory cannot move. */
+	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 0), MB(17));
 	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 0), 0);
 	/* The exchange part is reported separately. */
 	KUNIT_EXPECT_EQ(test,
@@ -334,19 +350,32 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 }
 
 /* Pacing within an interval, same node; sizes in MiB. */
-static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
-					  unsigned long floor_mb,
-					  unsigned long hot_mb, bool exchange)
+static unsigned long damon_tier_test_pass_seed(bool hot,
+					       unsigned long free_mb,
+					       unsigned long floor_mb,
+					       unsigned long hot_mb,
+					       unsigned long promoted_mb,
+					       bool exchange)
 {
 	struct damon_tier_upper u = {
 		.total = MB(1000),
 		.free = MB(free_mb),
 		.floor = MB(floor_mb),
 		.hot_below = MB(hot_mb),
+		.promoted = MB(promoted_mb),
 	};
 
 	return damon_tier_pass_bytes(hot, &u, &damon_tier_test_params,
 				     exchange);
+}
+
+/* The same while promotion keeps moving (10 MiB). */
+static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
+					  unsigned long floor_mb,
+					  unsigned long hot_mb, bool exchange)
+{
+	return damon_tier_test_pass_seed(hot, free_mb, floor_mb, hot_mb, 10,
+					 exchange);
 }
 
 static void damon_tier_test_pass_pacing(struct kunit *test)
@@ -374,6 +403,17 @@ static void damon_tier_test_pass_pacing(struct kunit *test)
 	/* Enough free already: wait. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 30, 6, 64, true),
 			0);
+	/* Nothing promoted yet: a seed of a quarter probe over the floor. */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(false, 6, 6, 64, 0, true),
+			probe / 4);
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(false, 1, 6, 64, 0, true),
+			MB(5) + probe / 4);
+	/* ... and promotion is not held back by it. */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(true, 9, 2, 64, 0, true),
+			MB(7));
 }
 
 #undef MB
