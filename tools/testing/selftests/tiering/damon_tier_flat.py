@@ -50,7 +50,8 @@ def main():
             err = write(name, v)
             expect(err == errno.EINVAL, "%s rejects %r (%s)" % (name, v, errno.errorcode.get(err, err)))
             expect(read(name) == before, "%s unchanged after %r" % (name, v))
-    for name in ("kdamond_pid", "bytes_promoted", "bytes_demoted", "nr_schemes"):
+    for name in ("kdamond_pid", "bytes_promoted", "bytes_demoted", "nr_schemes",
+                 "nr_regions"):
         expect(write(name, "5") in (errno.EACCES, errno.EPERM), "%s is read-only" % name)
     expect(write("target_used_bp", "9900") == 0 and read("target_used_bp") == "9900",
            "target_used_bp accepts 9900")

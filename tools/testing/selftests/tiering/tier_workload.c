@@ -10,6 +10,9 @@
  *   tier_workload hot MB NODE SECONDS   touch for SECONDS; every second print
  *                                        "t=<s> node0=<pages> node1=... total=<n>",
  *                                        exit 0 if the data is intact
+ *   tier_workload walk MB NODE REPS     time move_pages(2) queries over MB of
+ *                                        placed memory; print the best of REPS
+ *                                        as "walk_ns_per_page=<ns>"
  *
  * Pages hold a pattern derived from their index, so that a page migrated
  * with wrong contents is found.  Prints "ready" once the memory is placed.
@@ -104,6 +107,35 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Kernel page-table walks and folio lookups, the kind of work a kdamond
+ * does per sampled page: the benchmark times them in the VM and on the
+ * host to tell how much QEMU TCG slows such kernel code down.
+ */
+static int walk(char *buf, unsigned long npages, long psz, int reps)
+{
+	void **pages = calloc(npages, sizeof(*pages));
+	int *status = calloc(npages, sizeof(*status));
+	double best = 0, t;
+	unsigned long i;
+	int r;
+
+	if (!pages || !status || reps < 1)
+		return 2;
+	for (i = 0; i < npages; i++)
+		pages[i] = buf + i * psz;
+	for (r = 0; r < reps; r++) {
+		t = now();
+		if (move_pages(0, npages, pages, NULL, status, 0))
+			return 2;
+		t = now() - t;
+		if (!r || t < best)
+			best = t;
+	}
+	printf("walk_ns_per_page=%.1f\n", best * 1e9 / npages);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
@@ -112,8 +144,11 @@ int main(int argc, char **argv)
 	int hot, node, flush_tlb = !getenv("TIER_WORKLOAD_NO_TLB_FLUSH");
 	char *buf;
 
-	if (argc < 4 || (strcmp(argv[1], "cold") && strcmp(argv[1], "hot"))) {
-		fprintf(stderr, "usage: %s cold MB NODE | hot MB NODE SECONDS\n", argv[0]);
+	if (argc < 4 || (strcmp(argv[1], "cold") && strcmp(argv[1], "hot") &&
+			 (strcmp(argv[1], "walk") || argc < 5))) {
+		fprintf(stderr, "usage: %s cold MB NODE | hot MB NODE SECONDS\n",
+			argv[0]);
+		fprintf(stderr, "       %s walk MB NODE REPS\n", argv[0]);
 		return 2;
 	}
 	hot = !strcmp(argv[1], "hot");
@@ -137,6 +172,8 @@ int main(int argc, char **argv)
 	/* Placed: later migrations must not be blocked by the binding. */
 	if (mbind(buf, npages * psz, MPOL_DEFAULT, NULL, 0, 0))
 		return 2;
+	if (!strcmp(argv[1], "walk"))
+		return walk(buf, npages, psz, atoi(argv[4]));
 	printf("ready\n");
 	fflush(stdout);
 

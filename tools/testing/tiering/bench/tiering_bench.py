@@ -76,6 +76,8 @@ def run_mode(mode, workload, hot_mb, seconds):
                            stdout=subprocess.PIPE, text=True, env=env)
     hot.stdout.readline()
     v0 = vmstat()
+    t, f = node_mem(0)
+    used0_kb = t - f - node_pcp_kb(0)
     kpid = 0
     if mode == "damon_tier":
         put(PARAMS + "/enabled", "Y")
@@ -115,6 +117,7 @@ def run_mode(mode, workload, hot_mb, seconds):
            "pgmigrate_success": v1.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
            "pgpromote_success": v1.get("pgpromote_success", 0) - v0.get("pgpromote_success", 0),
            "pgdemote": sum(v1.get(k, 0) - v0.get(k, 0) for k in v1 if k.startswith("pgdemote_")),
+           "node0_total_kb": node_mem(0)[0], "node0_used_kb_start": used0_kb,
            "kdamond_cpu_pct": 100.0 * cpu / elapsed if kpid else None}
     if mode == "damon_tier":
         res["bytes_promoted"] = int(open(PARAMS + "/bytes_promoted").read())
@@ -142,6 +145,13 @@ def main():
     modes = os.environ.get("TIERING_BENCH_MODES", "none,numa_balancing,damon_tier")
     for mode in modes.split(","):
         print(json.dumps(run_mode(mode, workload, hot_mb, seconds)), flush=True)
+    # How much TCG slows kernel page-table walks here (bench.py times the
+    # same on the host): to put the kdamond's CPU time in proportion.  Last,
+    # so that the memory it frees is not what the modes find free.
+    out = subprocess.run([workload, "walk", "64", "0", "9"], capture_output=True,
+                         text=True, check=True).stdout
+    print(json.dumps({"calibration": "walk",
+                      "walk_ns_per_page": float(out.split("=")[1])}), flush=True)
 
 
 if __name__ == "__main__":
