@@ -381,6 +381,12 @@ static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
 static void damon_tier_test_pass_pacing(struct kunit *test)
 {
 	unsigned long probe = MB(1000) / 256;
+	struct damon_tier_upper u = {
+		.total = MB(1000),
+		.free = MB(6),
+		.floor = MB(6),
+		.hot_below = MB(64),
+	};
 
 	/* Promotion uses what is free above the floor, nothing below it. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(true, 9, 2, 0, true),
@@ -410,6 +416,25 @@ static void damon_tier_test_pass_pacing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_seed(false, 1, 6, 64, 0, true),
 			MB(5) + probe / 4);
+	/* Promotion moved 1 MiB lately: lead by twice that ... */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(false, 6, 6, 64, 1, true),
+			MB(2));
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(false, 7, 6, 64, 1, true),
+			MB(1));
+	/* ... and a few stray pages: lead by the seed. */
+	u.promoted = 16 * PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
+						    &damon_tier_test_params,
+						    true), probe / 4);
+	/* Never beyond four probes, nor half the accessed bytes. */
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(false, 6, 6, 64, 100, true),
+			4 * probe);
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_seed(false, 6, 6, 8, 100, true),
+			MB(4));
 	/* ... and promotion is not held back by it. */
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_seed(true, 9, 2, 64, 0, true),
