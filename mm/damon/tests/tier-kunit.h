@@ -350,12 +350,12 @@ static void damon_tier_test_quota_exchange(struct kunit *test)
 }
 
 /* Pacing within an interval, same node; sizes in MiB. */
-static unsigned long damon_tier_test_pass_seed(bool hot,
-					       unsigned long free_mb,
-					       unsigned long floor_mb,
-					       unsigned long hot_mb,
-					       unsigned long promoted_mb,
-					       bool exchange)
+static unsigned long damon_tier_test_pass_promoted(bool hot,
+						   unsigned long free_mb,
+						   unsigned long floor_mb,
+						   unsigned long hot_mb,
+						   unsigned long promoted_mb,
+						   bool exchange)
 {
 	struct damon_tier_upper u = {
 		.total = MB(1000),
@@ -369,12 +369,12 @@ static unsigned long damon_tier_test_pass_seed(bool hot,
 				     exchange);
 }
 
-/* The same while promotion keeps moving (10 MiB). */
+/* The same while promotion keeps moving (10 MiB lately). */
 static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
 					  unsigned long floor_mb,
 					  unsigned long hot_mb, bool exchange)
 {
-	return damon_tier_test_pass_seed(hot, free_mb, floor_mb, hot_mb, 10,
+	return damon_tier_test_pass_promoted(hot, free_mb, floor_mb, hot_mb, 10,
 					 exchange);
 }
 
@@ -411,17 +411,17 @@ static void damon_tier_test_pass_pacing(struct kunit *test)
 			0);
 	/* Nothing promoted yet: a seed of a quarter probe over the floor. */
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(false, 6, 6, 64, 0, true),
+			damon_tier_test_pass_promoted(false, 6, 6, 64, 0, true),
 			probe / 4);
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(false, 1, 6, 64, 0, true),
+			damon_tier_test_pass_promoted(false, 1, 6, 64, 0, true),
 			MB(5) + probe / 4);
 	/* Promotion moved 1 MiB lately: lead by twice that ... */
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(false, 6, 6, 64, 1, true),
+			damon_tier_test_pass_promoted(false, 6, 6, 64, 1, true),
 			MB(2));
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(false, 7, 6, 64, 1, true),
+			damon_tier_test_pass_promoted(false, 7, 6, 64, 1, true),
 			MB(1));
 	/* ... and a few stray pages: lead by the seed. */
 	u.promoted = 16 * PAGE_SIZE;
@@ -430,14 +430,14 @@ static void damon_tier_test_pass_pacing(struct kunit *test)
 						    true), probe / 4);
 	/* Never beyond four probes, nor half the accessed bytes. */
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(false, 6, 6, 64, 100, true),
+			damon_tier_test_pass_promoted(false, 6, 6, 64, 100, true),
 			4 * probe);
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(false, 6, 6, 8, 100, true),
+			damon_tier_test_pass_promoted(false, 6, 6, 8, 100, true),
 			MB(4));
 	/* ... and promotion is not held back by it. */
 	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_seed(true, 9, 2, 64, 0, true),
+			damon_tier_test_pass_promoted(true, 9, 2, 64, 0, true),
 			MB(7));
 }
 
