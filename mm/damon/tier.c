@@ -837,6 +837,7 @@ static void damon_tier_drain(int nid)
 static void damon_tier_update_stats(struct damon_ctx *c)
 {
 	unsigned long cur, delta, nr = 0;
+	nodemask_t drain = NODE_MASK_NONE;
 	struct damon_target *t;
 	struct damos *s;
 	int i = 0, upper;
@@ -858,10 +859,13 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 		} else {
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
 		}
-		if (delta && upper != NUMA_NO_NODE &&
-		    node_state(upper, N_MEMORY))
-			damon_tier_drain(upper);
+		if (delta && upper != NUMA_NO_NODE)
+			node_set(upper, drain);
 	}
+	/* Once per node: both schemes of a tier boundary share it. */
+	for_each_node_mask(upper, drain)
+		if (node_state(upper, N_MEMORY))
+			damon_tier_drain(upper);
 	damon_for_each_target(t, c)
 		nr += damon_nr_regions(t);
 	WRITE_ONCE(nr_regions, nr);
