@@ -424,14 +424,23 @@ static bool damon_tier_topo_changed(void)
  * without reclaim, so it can only use free memory above the node's low
  * watermarks (the floor; watermark boosting can lift it above the free
  * goal).  While exchanging, demotion keeps a lead of free memory above the
- * floor for promotion to fill: four probes, but at most half the accessed
- * regions below (a coarse overestimate of the hot memory there), so that
- * the lead shrinks as the hot memory below runs out and the exchange ends
- * with little free memory that nothing hot fills again.
+ * floor for promotion to fill: DAMON_TIER_LEAD_PROBES probes, but at most
+ * half the accessed regions below (a coarse overestimate of the hot memory
+ * there), so that the lead shrinks as the hot memory below runs out and
+ * the exchange ends with little free memory that nothing hot fills again.
  */
 #define DAMON_TIER_PROBE_SHARE		16
 #define DAMON_TIER_PROBE_NODE_SHARE	256
 #define DAMON_TIER_SEED_SHARE		4
+
+/*
+ * The most demotion leads by, in probes.  It frees at most half of it per
+ * pass: the young filter lets cold pages go only at the second look, so
+ * each half is looked at in one pass and freed in the next, while
+ * promotion fills the half freed before.  One whole lead per pass would
+ * leave demotion idle every other pass, waiting for promotion.
+ */
+#define DAMON_TIER_LEAD_PROBES		8
 
 /* The exchange probe for a node of @total bytes and a @quota bytes quota. */
 static unsigned long damon_tier_probe_bytes(unsigned long total,
@@ -491,6 +500,28 @@ unsigned long damon_tier_quota_bytes(bool hot,
 	return min((hot ? room : deficit) + xchg, quota);
 }
 
+/*
+ * The free memory demotion keeps above the floor while exchanging, for
+ * promotion to fill.
+ */
+static unsigned long damon_tier_lead_bytes(const struct damon_tier_upper *u,
+					   const struct damon_tier_params *p)
+{
+	unsigned long probe = damon_tier_probe_bytes(u->total,
+						     p->quota_mb << 20);
+	unsigned long lead = min(DAMON_TIER_LEAD_PROBES * probe,
+				 u->hot_below / 2);
+
+	/*
+	 * Accessed regions below may hold far less that promotion can move
+	 * (the tail of the hot set, or a few stray accesses once it is up),
+	 * and room made for nothing stays empty: lead by at most twice what
+	 * promotion moved in this and the last interval, and by a seed when
+	 * it moved next to nothing.
+	 */
+	return min(lead, max(probe / DAMON_TIER_SEED_SHARE, 2 * u->promoted));
+}
+
 /**
  * damon_tier_pass_bytes() - bytes a scheme may migrate in the next pass
  * @hot:	true for promotion into the upper node, false for demotion
@@ -502,9 +533,10 @@ unsigned long damon_tier_quota_bytes(bool hot,
  *
  * Promotion may use the free memory above the floor.  Demotion frees
  * memory up to target_free_bp and, while exchanging, up to a lead above
- * the floor: four exchange probes, at most half of @u->hot_below and at
- * most twice @u->promoted, but at least a quarter probe.  What the
- * interval's quota still allows caps both.
+ * the floor: DAMON_TIER_LEAD_PROBES exchange probes, at most half of
+ * @u->hot_below and at most twice @u->promoted, but at least a quarter
+ * probe; half of that lead per pass.  What the interval's quota still
+ * allows caps both.
  *
  * Return: bytes, 0 when the scheme should wait.
  */
@@ -513,24 +545,19 @@ unsigned long damon_tier_pass_bytes(bool hot,
 				    const struct damon_tier_params *p,
 				    bool exchange)
 {
-	unsigned long free = min(u->free, u->total), goal, lead, probe;
+	unsigned long free = min(u->free, u->total), goal, lead, base;
 
 	if (hot)
 		return free > u->floor ? free - u->floor : 0;
 	goal = mult_frac(u->total, p->target_free_bp, 10000);
 	if (exchange) {
-		probe = damon_tier_probe_bytes(u->total, p->quota_mb << 20);
-		lead = min(4 * probe, u->hot_below / 2);
-		/*
-		 * Accessed regions below may hold far less that promotion can
-		 * move (the tail of the hot set, or a few stray accesses once
-		 * it is up), and room made for nothing stays empty: lead by
-		 * at most twice what promotion moved in this and the last
-		 * interval, and by a seed when it moved next to nothing.
-		 */
-		lead = min(lead, max(probe / DAMON_TIER_SEED_SHARE,
-				     2 * u->promoted));
+		lead = damon_tier_lead_bytes(u, p);
+		base = max(goal, u->floor);
 		goal = max(goal, u->floor + lead);
+		/* Half a lead per pass: see DAMON_TIER_LEAD_PROBES. */
+		if (goal > free)
+			return min(goal - free,
+				   (base > free ? base - free : 0) + lead / 2);
 	}
 	return goal > free ? goal - free : 0;
 }
@@ -658,14 +685,21 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
  * over all the eligible regions (seconds for a GiB).  So a demotion pass
  * that moved less than a quarter of what it tried is repeated once, from
  * where it started: 100 ms after the first look, the pages not accessed
- * since then move.  A demotion pass never tries more than what may move:
- * room it made beyond that would stay empty when nothing hot is left
- * below.  A promotion pass that moved less than a quarter of what it
- * tried (idle or unmovable memory in accessed regions) doubles the next
- * one's size, up to DAMON_TIER_MAX_STEP_SHIFT doublings and at most twice
- * what may move (promotion beyond the floor only fails to allocate); one
- * that moved more goes back to the plain size.  The whole window stays
- * within quota_mb.
+ * since then move.  A demotion pass tries no more than what may move
+ * (room it made beyond that would stay empty when nothing hot is left
+ * below), except after a second look that moved less than a quarter too:
+ * that memory cannot move (the kernel's own, say) or is hot, and DAMON
+ * sees it as cold, so the next pass reaches twice as far, to get past it
+ * in fewer passes; but only while the lead is whole (plenty of hot memory
+ * below and promotion keeping up): at the tail of the exchange a pass
+ * reaching past hot memory into cold freed room nothing refilled.  A
+ * promotion pass that moved less than a quarter of what it tried (idle or
+ * unmovable memory in accessed regions) doubles the next one's size too,
+ * but to at most twice what may move (promotion beyond the floor only
+ * fails to allocate).  Up to DAMON_TIER_MAX_STEP_SHIFT doublings; a pass
+ * that moved more goes back to the plain size.  What a pass did is looked at before a new window
+ * starts, so that a first look is followed by its second one across
+ * windows too.  The whole window stays within quota_mb.
  */
 #define DAMON_TIER_MAX_STEP_SHIFT	2
 
@@ -696,30 +730,43 @@ static bool damon_tier_look_again(struct damon_ctx *c, struct damos *s,
 	return true;
 }
 
-/* What scheme @s (the @idx-th) may move in the next pass. */
+/*
+ * What scheme @s (the @idx-th) may move in the next pass.  @full_lead: set
+ * to whether its upper node exchanges with the whole lead, not one held
+ * back by the hot memory left below or by what promotion moves.
+ */
 static unsigned long damon_tier_left(struct damon_ctx *c, struct damos *s,
-				     int idx)
+				     int idx, bool *full_lead)
 {
 	const struct damon_tier_params *p = &damon_tier_running_params;
 	unsigned long want = damon_tier_want[idx];
 	int upper = damon_tier_upper[idx];
+	bool exchange = damon_tier_xchg[idx] != 0;
 	struct damon_tier_upper u;
 	struct sysinfo i;
 
+	*full_lead = false;
 	if (upper == NUMA_NO_NODE || want <= damon_tier_moved[idx])
 		return 0;
 	if (!node_state(upper, N_MEMORY))
 		return 0;
 	damon_tier_read_upper(c, upper, damon_tier_promoted_last[upper] +
 			      damon_tier_promoted_now[upper], &u, &i);
+	*full_lead = exchange && damon_tier_lead_bytes(&u, p) >=
+		DAMON_TIER_LEAD_PROBES *
+		damon_tier_probe_bytes(u.total, p->quota_mb << 20);
 	return min(want - damon_tier_moved[idx],
 		   damon_tier_pass_bytes(s->action == DAMOS_MIGRATE_HOT, &u, p,
-					 damon_tier_xchg[idx] != 0));
+					 exchange));
 }
 
-static void damon_tier_top_up(struct damon_ctx *c)
+/*
+ * Look at what each scheme's last pass did, before a new window forgets it:
+ * decide whether demotion looks again and how far the next pass reaches.
+ */
+static void damon_tier_review(struct damon_ctx *c)
 {
-	unsigned long left, step, quota, tried, moved;
+	unsigned long tried, moved;
 	struct damos_quota *q;
 	unsigned int *shift;
 	struct damos *s;
@@ -737,26 +784,54 @@ static void damon_tier_top_up(struct damon_ctx *c)
 		again = false;
 		if (tried && moved < tried / 4) {
 			if (s->action == DAMOS_MIGRATE_COLD)
-				again = !damon_tier_second_look[i] &&
-					damon_tier_look_again(c, s, i);
-			else if (*shift < DAMON_TIER_MAX_STEP_SHIFT)
+				again = !damon_tier_second_look[i];
+			/* Promotion, or demotion failing at the second look. */
+			if (!again && *shift < DAMON_TIER_MAX_STEP_SHIFT)
 				(*shift)++;
 		} else if (moved) {
 			*shift = 0;
 		}
 		damon_tier_second_look[i] = again;
-		damon_tier_pass_target[i] = q->charge_target_from;
-		damon_tier_pass_addr[i] = q->charge_addr_from;
+		if (!again) {
+			damon_tier_pass_target[i] = q->charge_target_from;
+			damon_tier_pass_addr[i] = q->charge_addr_from;
+		}
 		damon_tier_moved_seen[i] = damon_tier_moved[i];
 		damon_tier_charged[i] = q->charged_sz;
+		i++;
+	}
+}
 
-		left = damon_tier_left(c, s, i);
+static void damon_tier_top_up(struct damon_ctx *c)
+{
+	unsigned long left, step, quota;
+	struct damos_quota *q;
+	unsigned int shift;
+	bool full_lead;
+	struct damos *s;
+	int i = 0;
+
+	damon_for_each_scheme(s, c) {
+		if (i >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		q = &s->quota;
+		shift = damon_tier_step_shift[i];
+		if (damon_tier_second_look[i] &&
+		    !damon_tier_look_again(c, s, i))
+			damon_tier_second_look[i] = false;
+
+		left = damon_tier_left(c, s, i, &full_lead);
 		quota = q->sz > q->charged_sz ? q->sz - q->charged_sz : 0;
-		/* Demotion overshooting would leave room nothing refills. */
+		/*
+		 * Demotion overshooting would leave room nothing refills: it
+		 * reaches further only where its looks moved next to nothing
+		 * (memory that cannot move, or hot), and only while plenty
+		 * of hot memory waits below.
+		 */
 		if (s->action == DAMOS_MIGRATE_COLD)
-			step = min(left, quota);
+			step = min(full_lead ? left << shift : left, quota);
 		else
-			step = min3(left << *shift, 2 * left, quota);
+			step = min3(left << shift, 2 * left, quota);
 		/*
 		 * Whole pages: DAMON splits regions at the quota's end, and
 		 * with CONFIG_DAMON_KUNIT_TEST its minimum region is one
@@ -786,7 +861,11 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 
 	if (!force && time_before(jiffies, damon_tier_window_end))
 		return;
-	if (!force) {
+	if (force) {
+		/* Schemes may have changed: no second look across a rebuild. */
+		memset(damon_tier_second_look, 0,
+		       sizeof(damon_tier_second_look));
+	} else {
 		memcpy(damon_tier_promoted_last, damon_tier_promoted_now,
 		       sizeof(damon_tier_promoted_now));
 		memset(damon_tier_promoted_now, 0,
@@ -877,6 +956,7 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 	int err = 0;
 
 	damon_tier_update_stats(c);
+	damon_tier_review(c);
 	/*
 	 * Look for node changes once per quota window: until then the old
 	 * ranges are only stale, not unsafe (paddr skips offline pages).

@@ -374,7 +374,7 @@ static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
 					  unsigned long floor_mb,
 					  unsigned long hot_mb, bool exchange)
 {
-	return damon_tier_test_pass_promoted(hot, free_mb, floor_mb, hot_mb, 10,
+	return damon_tier_test_pass_promoted(hot, free_mb, floor_mb, hot_mb, 20,
 					 exchange);
 }
 
@@ -395,46 +395,62 @@ static void damon_tier_test_pass_pacing(struct kunit *test)
 	/* Not exchanging: demotion only up to the 5 MiB free goal. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 3, 2, 64, false),
 			MB(2));
-	/* Exchanging: a lead of four probes over the floor ... */
+	/*
+	 * Exchanging: a lead of eight probes over the floor, half of it per
+	 * pass, after what is missing below the floor ...
+	 */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 1, 6, 64, true),
 			MB(5) + 4 * probe);
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 6, 6, 64, true),
 			4 * probe);
+	u.promoted = MB(20);
+	u.free = MB(6) + 5 * probe;
+	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
+						    &damon_tier_test_params,
+						    true), 3 * probe);
+	u.free = MB(6) + 8 * probe;
+	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
+						    &damon_tier_test_params,
+						    true), 0);
 	/* ... but no more than half the hot memory below ... */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 6, 6, 2, true),
-			MB(1));
+			MB(1) / 2);
 	/* ... and never below the free goal. */
 	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 0, 1, 0, true),
 			MB(5));
 	/* Enough free already: wait. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 30, 6, 64, true),
+	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 40, 6, 64, true),
 			0);
 	/* Nothing promoted yet: a seed of a quarter probe over the floor. */
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(false, 6, 6, 64, 0, true),
-			probe / 4);
+			probe / 8);
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(false, 1, 6, 64, 0, true),
-			MB(5) + probe / 4);
+			MB(5) + probe / 8);
 	/* Promotion moved 1 MiB lately: lead by twice that ... */
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(false, 6, 6, 64, 1, true),
-			MB(2));
+			MB(1));
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(false, 7, 6, 64, 1, true),
 			MB(1));
+	KUNIT_EXPECT_EQ(test,
+			damon_tier_test_pass_promoted(false, 8, 6, 64, 1, true),
+			0);
 	/* ... and a few stray pages: lead by the seed. */
+	u.free = MB(6);
 	u.promoted = 16 * PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
 						    &damon_tier_test_params,
-						    true), probe / 4);
-	/* Never beyond four probes, nor half the accessed bytes. */
+						    true), probe / 8);
+	/* Never beyond eight probes, nor half the accessed bytes. */
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(false, 6, 6, 64, 100, true),
 			4 * probe);
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(false, 6, 6, 8, 100, true),
-			MB(4));
+			MB(2));
 	/* ... and promotion is not held back by it. */
 	KUNIT_EXPECT_EQ(test,
 			damon_tier_test_pass_promoted(true, 9, 2, 64, 0, true),

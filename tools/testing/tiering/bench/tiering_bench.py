@@ -80,6 +80,10 @@ def run_mode(mode, workload, hot_mb, seconds):
     used0_kb = t - f - node_pcp_kb(0)
     kpid = 0
     if mode == "damon_tier":
+        # Optional "name=value ..." module parameters, for trying other
+        # monitoring settings against the defaults.
+        for kv in os.environ.get("TIERING_BENCH_DAMON_TIER_PARAMS", "").split():
+            put(PARAMS + "/" + kv.split("=")[0], kv.split("=", 1)[1])
         put(PARAMS + "/enabled", "Y")
         kpid = int(open(PARAMS + "/kdamond_pid").read())
     c0 = cpu_ticks(kpid) if kpid else 0
@@ -123,6 +127,7 @@ def run_mode(mode, workload, hot_mb, seconds):
         res["bytes_promoted"] = int(open(PARAMS + "/bytes_promoted").read())
         res["bytes_demoted"] = int(open(PARAMS + "/bytes_demoted").read())
         res["target_used_bp"] = int(open(PARAMS + "/target_used_bp").read())
+        res["damon_tier_params"] = os.environ.get("TIERING_BENCH_DAMON_TIER_PARAMS", "")
         put(PARAMS + "/enabled", "N")
     for p in (hot, cold):
         p.terminate()
