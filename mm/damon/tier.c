@@ -847,6 +847,35 @@ static void damon_tier_top_up(struct damon_ctx *c)
 }
 
 /*
+ * Pages that demotion frees go to the per-CPU lists of the CPU it runs on
+ * first, and promotion's allocations refill those lists in batches from
+ * the buddy allocator.  The node's free page count does not see what the
+ * lists hold (measured: up to 13 MiB of a 1 GiB node), and allocations
+ * held to the node's watermarks cannot reach it until the lists decay
+ * back, seconds later; demotion, reading too little free memory, then
+ * frees more than its goal.  Give it back after each pass that moved
+ * memory, so that the node's utilization reads true.  Every CPU's lists:
+ * the kdamond moves between CPUs, and a list it left behind held 7.5 MiB
+ * for 13 s in one measured run.  drain_all_pages() of one zone drains the
+ * CPUs with pages on their lists from here, without IPIs.  Also at the
+ * start of each quota window: other allocations and frees refill the lists
+ * while nothing migrates (8 MiB measured), and demotion would free memory
+ * the node already has.
+ */
+static void damon_tier_drain(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (populated_zone(zone))
+			drain_all_pages(zone);
+	}
+}
+
+/*
  * Start a new quota window when the last one is over (or at once with
  * @force): take the bytes each scheme may move from the goals, and start
  * the window here, before kdamond_apply_schemes() looks at it, so that the
@@ -855,12 +884,20 @@ static void damon_tier_top_up(struct damon_ctx *c)
 static void damon_tier_tune(struct damon_ctx *c, bool force)
 {
 	const struct damon_tier_params *p = &damon_tier_running_params;
+	nodemask_t uppers = NODE_MASK_NONE;
 	struct damos_quota *q;
 	struct damos *s;
-	int i = 0;
+	int i = 0, nid;
 
 	if (!force && time_before(jiffies, damon_tier_window_end))
 		return;
+	damon_for_each_scheme(s, c) {
+		nid = damon_tier_upper_of(s);
+		if (nid != NUMA_NO_NODE)
+			node_set(nid, uppers);
+	}
+	for_each_node_mask(nid, uppers)
+		damon_tier_drain(nid);
 	if (force) {
 		/* Schemes may have changed: no second look across a rebuild. */
 		memset(damon_tier_second_look, 0,
@@ -885,32 +922,6 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 	}
 	damon_tier_window_end = jiffies +
 		msecs_to_jiffies(p->quota_reset_interval_ms);
-}
-
-/*
- * Pages that demotion frees go to the per-CPU lists of the CPU it runs on
- * first, and promotion's allocations refill those lists in batches from
- * the buddy allocator.  The node's free page count does not see what the
- * lists hold (measured: up to 13 MiB of a 1 GiB node), and allocations
- * held to the node's watermarks cannot reach it until the lists decay
- * back, seconds later; demotion, reading too little free memory, then
- * frees more than its goal.  Give it back after each pass that moved
- * memory, so that the node's utilization reads true.  Every CPU's lists:
- * the kdamond moves between CPUs, and a list it left behind held 7.5 MiB
- * for 13 s in one measured run.  drain_all_pages() of one zone drains the
- * CPUs with pages on their lists from here, without IPIs.
- */
-static void damon_tier_drain(int nid)
-{
-	pg_data_t *pgdat = NODE_DATA(nid);
-	int z;
-
-	for (z = 0; z < MAX_NR_ZONES; z++) {
-		struct zone *zone = &pgdat->node_zones[z];
-
-		if (populated_zone(zone))
-			drain_all_pages(zone);
-	}
 }
 
 static void damon_tier_update_stats(struct damon_ctx *c)
