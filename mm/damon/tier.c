@@ -691,8 +691,9 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
  * that memory cannot move (the kernel's own, say) or is hot, and DAMON
  * sees it as cold, so the next pass reaches twice as far, to get past it
  * in fewer passes; but only while the lead is whole (plenty of hot memory
- * below and promotion keeping up): at the tail of the exchange a pass
- * reaching past hot memory into cold freed room nothing refilled.  A
+ * below and promotion keeping up), and no further than the lead: at the
+ * tail of the exchange a pass reaching past hot memory into cold freed
+ * room nothing refilled.  A
  * promotion pass that moved less than a quarter of what it tried (idle or
  * unmovable memory in accessed regions) doubles the next one's size too,
  * but to at most twice what may move (promotion beyond the floor only
@@ -732,29 +733,31 @@ static bool damon_tier_look_again(struct damon_ctx *c, struct damos *s,
 
 /*
  * What scheme @s (the @idx-th) may move in the next pass.  @full_lead: set
- * to whether its upper node exchanges with the whole lead, not one held
- * back by the hot memory left below or by what promotion moves.
+ * to the lead of its upper node if that exchanges with the whole lead, not
+ * one held back by the hot memory left below or by what promotion moves;
+ * else to 0.
  */
 static unsigned long damon_tier_left(struct damon_ctx *c, struct damos *s,
-				     int idx, bool *full_lead)
+				     int idx, unsigned long *full_lead)
 {
 	const struct damon_tier_params *p = &damon_tier_running_params;
-	unsigned long want = damon_tier_want[idx];
+	unsigned long want = damon_tier_want[idx], lead;
 	int upper = damon_tier_upper[idx];
 	bool exchange = damon_tier_xchg[idx] != 0;
 	struct damon_tier_upper u;
 	struct sysinfo i;
 
-	*full_lead = false;
+	*full_lead = 0;
 	if (upper == NUMA_NO_NODE || want <= damon_tier_moved[idx])
 		return 0;
 	if (!node_state(upper, N_MEMORY))
 		return 0;
 	damon_tier_read_upper(c, upper, damon_tier_promoted_last[upper] +
 			      damon_tier_promoted_now[upper], &u, &i);
-	*full_lead = exchange && damon_tier_lead_bytes(&u, p) >=
-		DAMON_TIER_LEAD_PROBES *
-		damon_tier_probe_bytes(u.total, p->quota_mb << 20);
+	lead = damon_tier_lead_bytes(&u, p);
+	if (exchange && lead >= DAMON_TIER_LEAD_PROBES *
+	    damon_tier_probe_bytes(u.total, p->quota_mb << 20))
+		*full_lead = lead;
 	return min(want - damon_tier_moved[idx],
 		   damon_tier_pass_bytes(s->action == DAMOS_MIGRATE_HOT, &u, p,
 					 exchange));
@@ -806,8 +809,8 @@ static void damon_tier_top_up(struct damon_ctx *c)
 {
 	unsigned long left, step, quota;
 	struct damos_quota *q;
+	unsigned long full_lead;
 	unsigned int shift;
-	bool full_lead;
 	struct damos *s;
 	int i = 0;
 
@@ -829,7 +832,7 @@ static void damon_tier_top_up(struct damon_ctx *c)
 		 * of hot memory waits below.
 		 */
 		if (s->action == DAMOS_MIGRATE_COLD)
-			step = min(full_lead ? left << shift : left, quota);
+			step = min3(left << shift, max(left, full_lead), quota);
 		else
 			step = min3(left << shift, 2 * left, quota);
 		/*
