@@ -677,30 +677,29 @@ static unsigned long damon_tier_want_bytes(struct damon_ctx *c,
 /*
  * Let each scheme try, in the next apply pass, about as many bytes as it
  * may move in it (damon_tier_pass_bytes(), within what is left of its
- * window).  The quota is charged by the size of the regions tried, but
- * only part of them moves.  The young filters count a page DAMON never
- * marked idle as young at the first look, and mark it old: cold memory
- * moves on a later look.  DAMOS continues each pass where the last one
- * stopped, so without help that later look would come only after a sweep
- * over all the eligible regions (seconds for a GiB).  So a demotion pass
- * that moved less than a quarter of what it tried is repeated once, from
- * where it started: 100 ms after the first look, the pages not accessed
- * since then move.  A demotion pass tries no more than what may move
- * (room it made beyond that would stay empty when nothing hot is left
- * below), except after a second look that moved less than a quarter too:
- * that memory cannot move (the kernel's own, say) or is hot, and DAMON
- * sees it as cold, so the next pass reaches twice as far, to get past it
- * in fewer passes; but only while the lead is whole (plenty of hot memory
- * below and promotion keeping up), and no further than the lead: at the
- * tail of the exchange a pass reaching past hot memory into cold freed
- * room nothing refilled.  A
- * promotion pass that moved less than a quarter of what it tried (idle or
- * unmovable memory in accessed regions) doubles the next one's size too,
- * but to at most twice what may move (promotion beyond the floor only
- * fails to allocate).  Up to DAMON_TIER_MAX_STEP_SHIFT doublings; a pass
- * that moved more goes back to the plain size.  What a pass did is looked at before a new window
- * starts, so that a first look is followed by its second one across
- * windows too.  The whole window stays within quota_mb.
+ * window).  The quota is charged by the size of the regions tried, but only
+ * part of them moves.  The young filters count a page DAMON never marked
+ * idle as young at the first look, and mark it old: cold memory moves on a
+ * later look.  DAMOS continues each pass where the last one stopped, so
+ * without help that later look would come only after a sweep over all the
+ * eligible regions (seconds for a GiB).  So a demotion pass that moved less
+ * than a quarter of what it tried is repeated once, from where it started:
+ * 100 ms after the first look, the pages not accessed since then move.  A
+ * demotion pass tries no more than what may move (room it made beyond that
+ * would stay empty when nothing hot is left below), except after a second
+ * look that moved less than a quarter too: that memory cannot move (the
+ * kernel's own, say) or is hot, and DAMON sees it as cold, so the next pass
+ * reaches twice as far, to get past it in fewer passes; but only while the
+ * lead is whole (plenty of hot memory below and promotion keeping up), and
+ * no further than the lead: at the tail of the exchange a pass reaching
+ * past hot memory into cold freed room nothing refilled.  A promotion pass
+ * that moved less than a quarter of what it tried (idle or unmovable memory
+ * in accessed regions) doubles the next one's size too, but to at most
+ * twice what may move (promotion beyond the floor only fails to allocate).
+ * Up to DAMON_TIER_MAX_STEP_SHIFT doublings; a pass that moved more goes
+ * back to the plain size.  What a pass did is looked at before a new window
+ * starts, so that a first look is followed by its second one across windows
+ * too.  The whole window stays within quota_mb.
  */
 #define DAMON_TIER_MAX_STEP_SHIFT	2
 
