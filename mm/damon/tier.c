@@ -926,7 +926,8 @@ static void damon_tier_tune(struct damon_ctx *c, bool force)
 		msecs_to_jiffies(p->quota_reset_interval_ms);
 }
 
-static void damon_tier_update_stats(struct damon_ctx *c)
+/* Count what the schemes moved; with @drain_moved, drain where they did. */
+static void damon_tier_update_stats(struct damon_ctx *c, bool drain_moved)
 {
 	unsigned long cur, delta, nr = 0;
 	nodemask_t drain = NODE_MASK_NONE;
@@ -951,7 +952,7 @@ static void damon_tier_update_stats(struct damon_ctx *c)
 		} else {
 			WRITE_ONCE(bytes_demoted, bytes_demoted + delta);
 		}
-		if (delta && upper != NUMA_NO_NODE)
+		if (drain_moved && delta && upper != NUMA_NO_NODE)
 			node_set(upper, drain);
 	}
 	/* Once per node: both schemes of a tier boundary share it. */
@@ -968,7 +969,8 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 	bool new_window = !time_before(jiffies, damon_tier_window_end);
 	int err = 0;
 
-	damon_tier_update_stats(c);
+	/* A new window drains every upper node: damon_tier_tune(). */
+	damon_tier_update_stats(c, !new_window);
 	damon_tier_review(c);
 	/*
 	 * Look for node changes once per quota window: until then the old
