@@ -75,7 +75,7 @@ static unsigned long quota_reset_interval_ms __read_mostly = 1000;
  * page per region per sample, two reverse-map walks each.  Ten samples per
  * aggregation are enough to tell the regions demotion may take (at most one
  * sample accessed) from the rest, and DAMON_TIER decides once per quota
- * interval; DAMON's usual 5 ms and 1000 regions cost over three times the
+ * interval; DAMON's usual 5 ms and 1000 regions cost about four times the
  * kdamond CPU time for the same convergence (see the admin guide).
  */
 static struct damon_attrs damon_tier_mon_attrs = {
