@@ -70,20 +70,12 @@ static unsigned long quota_mb __read_mostly = 200;
  */
 static unsigned long quota_reset_interval_ms __read_mostly = 1000;
 
-/*
- * Sampling is most of the kdamond's work once the hot memory is up: one
- * page per region per sample, two reverse-map walks each.  Ten samples per
- * aggregation are enough to tell the regions demotion may take (at most one
- * sample accessed) from the rest, and DAMON_TIER decides once per quota
- * interval; DAMON's usual 5 ms and 1000 regions cost about four times the
- * kdamond CPU time for the same convergence (see the admin guide).
- */
 static struct damon_attrs damon_tier_mon_attrs = {
-	.sample_interval = 10000,	/* 10 ms */
+	.sample_interval = 5000,	/* 5 ms */
 	.aggr_interval = 100000,	/* 100 ms */
 	.ops_update_interval = 0,
 	.min_nr_regions = 10,
-	.max_nr_regions = 200,
+	.max_nr_regions = 1000,
 };
 DEFINE_DAMON_MODULES_MON_ATTRS_PARAMS(damon_tier_mon_attrs);
 
