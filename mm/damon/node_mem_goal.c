@@ -10,6 +10,7 @@
  */
 
 #include <linux/damon.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 
@@ -30,7 +31,27 @@ unsigned long damos_node_mem_bp_of(unsigned long total, unsigned long free,
 		return 0;
 	free = min(free, total);
 	part = used ? total - free : free;
-	return mult_frac(part, 10000, total);
+	/* In 64 bits: part * 10000 overflows 32 bits from 430k pages. */
+	if (part <= div64_u64(U64_MAX, 10000))
+		return div64_u64((u64)part * 10000, total);
+	/* Beyond 2^50 pages (64-bit only): a precision of 1/2^50 is enough. */
+	return min_t(u64, div64_u64(part, div64_u64(total, 10000)), 10000);
+}
+
+/**
+ * damos_node_meminfo() - total and free memory of a node
+ * @nid:	the node, which has memory
+ * @i:		filled in (totalram and freeram, in pages)
+ *
+ * Without CONFIG_NUMA the only node is the whole machine.
+ */
+void damos_node_meminfo(int nid, struct sysinfo *i)
+{
+#ifdef CONFIG_NUMA
+	si_meminfo_node(i, nid);
+#else
+	si_meminfo(i);
+#endif
 }
 
 /**
@@ -52,7 +73,7 @@ unsigned long damos_node_mem_bp(int nid, bool used, unsigned long target)
 
 	if (nid < 0 || nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY))
 		return target * 2;
-	si_meminfo_node(&i, nid);
+	damos_node_meminfo(nid, &i);
 	if (!i.totalram)
 		return target * 2;
 	return damos_node_mem_bp_of(i.totalram, i.freeram, used);

@@ -28,6 +28,11 @@ static void damos_test_node_mem_bp_of(struct kunit *test)
 	/* Large nodes (1 TiB in pages) do not overflow. */
 	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(1UL << 28, 1UL << 27, true),
 			5000);
+	/* Nor do counts near the top of unsigned long (32-bit: 16 GiB). */
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(ULONG_MAX & ~3UL,
+						   ULONG_MAX / 4, true), 7500);
+	KUNIT_EXPECT_EQ(test, damos_node_mem_bp_of(ULONG_MAX & ~3UL,
+						   ULONG_MAX / 4, false), 2500);
 }
 
 static void damos_test_node_mem_bp_invalid_node(struct kunit *test)
