@@ -9,10 +9,13 @@
  * lists before allow filters existed), after one ending in an allow filter
  * it is rejected.
  *
- * Filters are evaluated in two layers: region-level ones (addr, target) by
- * DAMON core, page-level ones (anon, memcg, young) by the operations set.
- * Core only rejects unmatched memory when no page-level filter follows, so
- * that the page-level filters still see it.
+ * Filters are evaluated in two layers, as in mainline: region-level ones
+ * (addr, target) by DAMON core, page-level ones (anon, memcg, young) by the
+ * operations set, each layer in the order the filters were added.  Memory a
+ * core filter allows is not looked at by the page-level filters at all;
+ * memory a core filter rejects never reaches them.  Core only rejects
+ * memory no core filter matched when no page-level filter exists, so that
+ * the page-level filters still see it.
  */
 
 #include <linux/damon.h>
@@ -58,6 +61,24 @@ bool damos_filters_default_reject(struct damos *s, bool ops_layer)
 	if (!last || (!ops_layer && has_ops))
 		return false;
 	return last->allow;
+}
+
+/**
+ * damos_core_filters_verdict() - the core layer's verdict on a region
+ * @s:		scheme being applied
+ * @matched:	the first core filter that matched the region, or NULL
+ *
+ * Also records, for the operations set, whether a core filter allowed the
+ * region: then its page-level filters are not consulted for it.
+ *
+ * Return: true if the region is filtered out.
+ */
+bool damos_core_filters_verdict(struct damos *s, struct damos_filter *matched)
+{
+	s->core_filters_allowed = matched && matched->allow;
+	if (matched)
+		return !matched->allow;
+	return damos_filters_default_reject(s, false);
 }
 
 /*

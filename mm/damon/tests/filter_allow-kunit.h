@@ -127,7 +127,55 @@ static void damos_test_core_filters_reject(struct kunit *test)
 	damon_destroy_ctx(c);
 }
 
+/*
+ * The verdict across the two layers, as in mainline: [core filter, page
+ * filter] with each matching or not.
+ */
+static void damos_test_filters_two_layers(struct kunit *test)
+{
+	struct damos_access_pattern pattern = {};
+	struct damos_quota quota = {};
+	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
+	struct damos_filter *addr;
+	struct damos *s;
+
+	s = damon_new_scheme(&pattern, DAMOS_STAT, 0, &quota, &wmarks,
+			     NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	/* [addr allow R, young reject] */
+	damos_test_add(test, s, DAMOS_FILTER_TYPE_ADDR, true);
+	addr = list_first_entry(&s->filters, struct damos_filter, list);
+	damos_test_add(test, s, DAMOS_FILTER_TYPE_YOUNG, false);
+
+	/* In R: allowed by the core, the young filter is not consulted. */
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_verdict(s, addr));
+	KUNIT_EXPECT_TRUE(test, s->core_filters_allowed);
+	/* Outside R: left to the page filters, which then decide. */
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_verdict(s, NULL));
+	KUNIT_EXPECT_FALSE(test, s->core_filters_allowed);
+	KUNIT_EXPECT_FALSE(test, damos_filters_default_reject(s, true));
+
+	/* [addr reject R, young allow]: R is out whatever the page is. */
+	addr->allow = false;
+	list_last_entry(&s->filters, struct damos_filter, list)->allow = true;
+	KUNIT_EXPECT_TRUE(test, damos_core_filters_verdict(s, addr));
+	KUNIT_EXPECT_FALSE(test, s->core_filters_allowed);
+	/* Outside R: young pages allowed, the others rejected. */
+	KUNIT_EXPECT_FALSE(test, damos_core_filters_verdict(s, NULL));
+	KUNIT_EXPECT_TRUE(test, damos_filters_default_reject(s, true));
+	damon_destroy_scheme(s);
+
+	/* [addr allow R] alone: the rest is rejected by the core. */
+	s = damon_new_scheme(&pattern, DAMOS_STAT, 0, &quota, &wmarks,
+			     NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	damos_test_add(test, s, DAMOS_FILTER_TYPE_ADDR, true);
+	KUNIT_EXPECT_TRUE(test, damos_core_filters_verdict(s, NULL));
+	damon_destroy_scheme(s);
+}
+
 static struct kunit_case damos_filter_allow_test_cases[] = {
+	KUNIT_CASE(damos_test_filters_two_layers),
 	KUNIT_CASE(damos_test_filters_default_reject),
 	KUNIT_CASE(damos_test_core_filters_reject),
 	KUNIT_CASE(damos_test_filter_for_ops),
