@@ -38,49 +38,27 @@ struct damon_tier_topo {
 };
 
 /**
- * struct damon_tier_params - validated copy of the module parameters
+ * struct damon_tier_params - a copy of the module parameters
  * @target_used_bp:		promotion goal on the upper node, bp
  * @target_free_bp:		demotion goal on the upper node, bp
  * @quota_mb:			quota per scheme and interval, MiB
  * @quota_reset_interval_ms:	quota interval, ms
+ * @respect_placement:		keep memory policies, cpusets and mlock
+ * @attrs:			monitoring attributes, intervals goal included
  */
 struct damon_tier_params {
 	unsigned long target_used_bp;
 	unsigned long target_free_bp;
 	unsigned long quota_mb;
 	unsigned long quota_reset_interval_ms;
+	bool respect_placement;
+	struct damon_attrs attrs;
 };
 
-/**
- * struct damon_tier_upper - an upper node, as the quota tuning sees it
- * @total:	the node's memory, bytes
- * @free:	its free memory, bytes
- * @floor:	its zones' low watermarks (boost included), bytes: DAMOS
- *		migrations allocate without reclaim, so this free memory is
- *		out of promotion's reach
- * @hot_below:	bytes of accessed regions on the nodes promoting into it
- * @promoted:	bytes promoted into it in the last quota interval (for
- *		damon_tier_pass_bytes(): in the last and the current one)
- */
-struct damon_tier_upper {
-	unsigned long total;
-	unsigned long free;
-	unsigned long floor;
-	unsigned long hot_below;
-	unsigned long promoted;
-};
-
+bool damon_tier_params_valid(const struct damon_tier_params *p);
 void damon_tier_read_topo(struct damon_tier_topo *topo);
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
 		     const struct damon_tier_params *p);
-unsigned long damon_tier_quota_bytes(bool hot,
-				     const struct damon_tier_upper *u,
-				     const struct damon_tier_params *p,
-				     unsigned long *exchange);
-unsigned long damon_tier_pass_bytes(bool hot,
-				    const struct damon_tier_upper *u,
-				    const struct damon_tier_params *p,
-				    bool exchange);
 
 #endif /* _MM_DAMON_TIER_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of DAMON_TIER: schemes built for 2-tier, 3-tier and flat
- * layouts, and parameter validation.
+ * layouts, and parameter validation.  The exchange tuner that paces the
+ * schemes has its own tests (goal_tuner_exchange-kunit.h).
  */
 #ifdef CONFIG_DAMON_TIER_KUNIT_TEST
 
@@ -15,6 +16,14 @@ static const struct damon_tier_params damon_tier_test_params = {
 	.target_free_bp = 50,
 	.quota_mb = 200,
 	.quota_reset_interval_ms = 1000,
+	.respect_placement = true,
+	.attrs = {
+		.sample_interval = 5000,
+		.aggr_interval = 100000,
+		.min_nr_regions = 10,
+		.max_nr_regions = 200,
+		.intervals_goal = { 400, 3, 5000, 10000000 },
+	},
 };
 
 static struct damon_target *damon_tier_test_target;
@@ -66,6 +75,11 @@ static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
 	KUNIT_EXPECT_EQ(test, s->target_nid, dest);
 	KUNIT_EXPECT_EQ(test, s->quota.sz, 200UL << 20);
 	KUNIT_EXPECT_EQ(test, s->quota.reset_interval, 1000);
+	/* Tuned by the exchange tuner, paced per 100 ms pass. */
+	KUNIT_EXPECT_EQ(test, s->quota.goal_tuner,
+			DAMOS_QUOTA_GOAL_TUNER_EXCHANGE);
+	KUNIT_EXPECT_EQ(test, s->apply_interval_us, 100000);
+	KUNIT_EXPECT_FALSE(test, s->ignore_placement);
 	/* Ranked by access frequency, never by age (reset by each look). */
 	KUNIT_EXPECT_GT(test, s->quota.weight_nr_accesses, 0);
 	KUNIT_EXPECT_EQ(test, s->quota.weight_age, 0);
@@ -185,16 +199,33 @@ static void damon_tier_test_bad_params(struct kunit *test)
 	};
 	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
 	struct damon_tier_topo *empty = damon_tier_test_topo(test, nodes, 0);
-	struct damon_tier_params bad[] = {
-		{ 0, 50, 200, 1000 }, { 10001, 50, 200, 1000 },
-		{ 9970, 0, 200, 1000 }, { 9970, 10001, 200, 1000 },
-		{ 9970, 50, 0, 1000 }, { 9970, 50, 200, 0 },
-	};
+	const int nr_bad = 12;
+	struct damon_tier_params *bad = kunit_kcalloc(test, nr_bad,
+						      sizeof(*bad), GFP_KERNEL);
 	struct damon_ctx *c;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	for (i = 0; i < nr_bad; i++)
+		bad[i] = damon_tier_test_params;
+	bad[0].target_used_bp = 0;
+	bad[1].target_used_bp = 10001;
+	bad[2].target_free_bp = 0;
+	bad[3].target_free_bp = 10001;
+	bad[4].quota_mb = 0;
+	bad[5].quota_reset_interval_ms = 0;
+	bad[6].attrs.sample_interval = 200000;	/* above aggr_interval */
+	bad[7].attrs.sample_interval = 0;
+	bad[8].attrs.min_nr_regions = 2;
+	bad[9].attrs.max_nr_regions = 9;	/* below min_nr_regions */
+	bad[10].attrs.intervals_goal.access_bp = 0;
+	bad[11].attrs.intervals_goal.min_sample_us = 20000000;
+	KUNIT_EXPECT_TRUE(test, damon_tier_params_valid(&damon_tier_test_params));
+
+	for (i = 0; i < nr_bad; i++) {
 		c = damon_tier_test_ctx(test);
+		KUNIT_EXPECT_FALSE_MSG(test, damon_tier_params_valid(&bad[i]),
+				       "params %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, damon_tier_test_build(c, topo, &bad[i]),
 				    -EINVAL, "params %d", i);
 		KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
@@ -230,244 +261,12 @@ static void damon_tier_test_read_topo(struct kunit *test)
 	}
 }
 
-#define MB(x)	((unsigned long)(x) << 20)
-
-/*
- * Quota of a scheme for a 1000 MiB upper node with goals 99.7% used and
- * 0.5% free (997 MiB used, 5 MiB free), a 200 MiB quota and a floor of
- * @floor_mb; sizes in MiB.
- */
-static unsigned long damon_tier_test_quota_floor(bool hot,
-						 unsigned long free_mb,
-						 unsigned long floor_mb,
-						 unsigned long hot_mb,
-						 unsigned long promoted_mb,
-						 unsigned long *xchg)
-{
-	struct damon_tier_upper u = {
-		.total = MB(1000),
-		.free = MB(free_mb),
-		.floor = MB(floor_mb),
-		.hot_below = MB(hot_mb),
-		.promoted = MB(promoted_mb),
-	};
-
-	return damon_tier_quota_bytes(hot, &u, &damon_tier_test_params, xchg);
-}
-
-/* The same with a 1 MiB floor, below both goals. */
-static unsigned long damon_tier_test_quota(bool hot, unsigned long free_mb,
-					   unsigned long hot_mb,
-					   unsigned long promoted_mb)
-{
-	return damon_tier_test_quota_floor(hot, free_mb, 1, hot_mb,
-					   promoted_mb, NULL);
-}
-
-static void damon_tier_test_quota_room_deficit(struct kunit *test)
-{
-	struct damon_tier_upper empty = { };
-
-	/* 20 MiB free: promotion may fill 17 MiB, demotion idles. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 0, 0), MB(17));
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 0, 0), 0);
-	/* 1 MiB free: demotion frees 4 MiB, promotion idles. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 1, 0, 0), MB(4));
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 1, 0, 0), 0);
-	/* An empty node: promotion capped at the quota. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 1000, 0, 0),
-			MB(200));
-	/* Free above total (racy reads) and a zero-sized node stay sane. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 2000, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, damon_tier_quota_bytes(true, &empty,
-						     &damon_tier_test_params,
-						     NULL), 0);
-	/* Room only above the floor: 20 MiB free, 18 MiB floor. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_quota_floor(true, 20, 18, 0, 0, NULL),
-			MB(2));
-	/* A floor above the free goal alone does not make demotion run. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_quota_floor(false, 6, 8, 0, 0, NULL),
-			0);
-}
-
-/* 4 MiB free (99.6% used): 1 MiB of room, 1 MiB short of the free goal. */
-static void damon_tier_test_quota_exchange(struct kunit *test)
-{
-	/* min(quota / 16, node / 256) */
-	unsigned long probe = MB(1000) / 256, xchg;
-
-	/* Hot memory below, nothing promoted yet: one probe each. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 0),
-			MB(1) + probe);
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 64, 0),
-			MB(1) + probe);
-	/* Promotion moved 10 MiB last time: exchange twice that + a probe ... */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 64, 10),
-			MB(21) + probe);
-	/* ... but not more than what waits below beyond the room ... */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 8, 10), MB(8));
-	/* ... nor more than the quota. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 4, 900, 199),
-			MB(200));
-	/*
-	 * Room for a probe while promotion keeps moving: the room, and the
-	 * exchange on top (pacing holds demotion back until the room is
-	 * used) ...
-	 */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 10),
-			MB(37) + probe);
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 10),
-			MB(20) + probe);
-	/* ... no more than waits below beyond the room ... */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 25, 10), MB(8));
-	/* ... and nothing below that the room does not take. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 17, 10), MB(17));
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 17, 10), 0);
-	/* Room for a probe but nothing promoted: hot memory cannot move. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(true, 20, 64, 0), MB(17));
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 20, 64, 0), 0);
-	/* The exchange part is reported separately. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_quota_floor(false, 4, 1, 64, 10, &xchg),
-			MB(21) + probe);
-	KUNIT_EXPECT_EQ(test, xchg, MB(20) + probe);
-	/* Nothing hot below: only the free goal, however full the node. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_quota(false, 4, 0, 10), MB(1));
-	/*
-	 * A boosted floor of 20 MiB: 22 MiB free leaves 2 MiB of room,
-	 * less than a probe, so the node exchanges ...
-	 */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_quota_floor(true, 22, 20, 64, 0, &xchg),
-			MB(2) + probe);
-	KUNIT_EXPECT_EQ(test, xchg, probe);
-	/* ... and below it demotion first brings free up to the floor. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_quota_floor(false, 12, 20, 64, 0, NULL),
-			MB(8) + probe);
-}
-
-/* Pacing within an interval, same node; sizes in MiB. */
-static unsigned long damon_tier_test_pass_promoted(bool hot,
-						   unsigned long free_mb,
-						   unsigned long floor_mb,
-						   unsigned long hot_mb,
-						   unsigned long promoted_mb,
-						   bool exchange)
-{
-	struct damon_tier_upper u = {
-		.total = MB(1000),
-		.free = MB(free_mb),
-		.floor = MB(floor_mb),
-		.hot_below = MB(hot_mb),
-		.promoted = MB(promoted_mb),
-	};
-
-	return damon_tier_pass_bytes(hot, &u, &damon_tier_test_params,
-				     exchange);
-}
-
-/* The same while promotion keeps moving (10 MiB lately). */
-static unsigned long damon_tier_test_pass(bool hot, unsigned long free_mb,
-					  unsigned long floor_mb,
-					  unsigned long hot_mb, bool exchange)
-{
-	return damon_tier_test_pass_promoted(hot, free_mb, floor_mb, hot_mb, 20,
-					 exchange);
-}
-
-static void damon_tier_test_pass_pacing(struct kunit *test)
-{
-	unsigned long probe = MB(1000) / 256;
-	struct damon_tier_upper u = {
-		.total = MB(1000),
-		.free = MB(6),
-		.floor = MB(6),
-		.hot_below = MB(64),
-	};
-
-	/* Promotion uses what is free above the floor, nothing below it. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(true, 9, 2, 0, true),
-			MB(7));
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(true, 2, 3, 0, true), 0);
-	/* Not exchanging: demotion only up to the 5 MiB free goal. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 3, 2, 64, false),
-			MB(2));
-	/*
-	 * Exchanging: a lead of eight probes over the floor, half of it per
-	 * pass, after what is missing below the floor ...
-	 */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 1, 6, 64, true),
-			MB(5) + 4 * probe);
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 6, 6, 64, true),
-			4 * probe);
-	u.promoted = MB(20);
-	u.free = MB(6) + 5 * probe;
-	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
-						    &damon_tier_test_params,
-						    true), 3 * probe);
-	u.free = MB(6) + 8 * probe;
-	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
-						    &damon_tier_test_params,
-						    true), 0);
-	/* ... but no more than half the hot memory below ... */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 6, 6, 2, true),
-			MB(1) / 2);
-	/* ... and never below the free goal. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 0, 1, 0, true),
-			MB(5));
-	/* Enough free already: wait. */
-	KUNIT_EXPECT_EQ(test, damon_tier_test_pass(false, 40, 6, 64, true),
-			0);
-	/* Nothing promoted yet: a seed of a quarter probe over the floor. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 6, 6, 64, 0, true),
-			probe / 8);
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 1, 6, 64, 0, true),
-			MB(5) + probe / 8);
-	/* Promotion moved 1 MiB lately: lead by twice that ... */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 6, 6, 64, 1, true),
-			MB(1));
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 7, 6, 64, 1, true),
-			MB(1));
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 8, 6, 64, 1, true),
-			0);
-	/* ... and a few stray pages: lead by the seed. */
-	u.free = MB(6);
-	u.promoted = 16 * PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, damon_tier_pass_bytes(false, &u,
-						    &damon_tier_test_params,
-						    true), probe / 8);
-	/* Never beyond eight probes, nor half the accessed bytes. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 6, 6, 64, 100, true),
-			4 * probe);
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(false, 6, 6, 8, 100, true),
-			MB(2));
-	/* ... and promotion is not held back by it. */
-	KUNIT_EXPECT_EQ(test,
-			damon_tier_test_pass_promoted(true, 9, 2, 64, 0, true),
-			MB(7));
-}
-
-#undef MB
-
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_flat),
 	KUNIT_CASE(damon_tier_test_bad_params),
 	KUNIT_CASE(damon_tier_test_read_topo),
-	KUNIT_CASE(damon_tier_test_quota_room_deficit),
-	KUNIT_CASE(damon_tier_test_quota_exchange),
-	KUNIT_CASE(damon_tier_test_pass_pacing),
 	{},
 };
 
