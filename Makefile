@@ -3,7 +3,7 @@
 # on top of Debian's linux-source-6.12.  See README.md.
 #
 #   make          build the kernel and tools, boot the 2tier VM, show both features
-#   make check    every test: host self-tests, KUnit, kselftests in 2tier/3tier/flat
+#   make check    every test: host self-tests, KUnit, kselftests in the VM machines
 #   make bench    benchmarks, report in build/bench/report.md
 #   make prepare  build/src = base + patches/ + overlay
 #   make refresh  regenerate patches/ from edits to upstream files in build/src
@@ -18,7 +18,7 @@ NPROC := $(shell nproc)
 KSFT := $(BUILD)/kselftest
 VENV := $(BUILD)/venv
 
-.PHONY: all demo fetch prepare kernel kernel-run selftests venv check check-host \
+.PHONY: all demo fetch prepare kernel kernel-run kernel-base kernel-nonuma selftests venv check check-host \
 	refresh patch bench clean distclean help
 
 all: demo
@@ -37,6 +37,14 @@ kernel: prepare
 
 kernel-run: prepare
 	@$(T)/build-kernel.sh run
+
+# The unpatched base with the test kernel's config: not part of make check.
+kernel-base: fetch
+	@$(T)/build-kernel.sh base
+
+# DAMON's objects without CONFIG_NUMA: a compile test.
+kernel-nonuma: prepare
+	@$(T)/build-kernel.sh nonuma
 
 # damo from PyPI, unmodified, for the interoperability tests.
 venv: $(VENV)/.done
@@ -59,7 +67,7 @@ selftests: prepare
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
 		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
 
-check: kernel kernel-run selftests venv
+check: kernel kernel-run kernel-nonuma selftests venv
 	@python3 -m pytest --version >/dev/null 2>&1 || pip install -q pytest
 	python3 $(T)/check.py
 

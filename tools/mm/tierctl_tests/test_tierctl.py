@@ -42,7 +42,7 @@ def get(root, rel):
         return f.read().strip()
 
 
-def make_machine(root, nodes, tiers, sysctl="1 1", damon_tier=True):
+def make_machine(root, nodes, tiers, sysctl="1 1", damon_tier=True, damon_stat=None):
     """nodes: list of dicts (mem_mb, free_mb, cpus, bw=(read, write) MB/s or
     None, blocks=[memory block numbers]); tiers: {tier id: [nodes]}."""
     nd = "sys/devices/system/node"
@@ -80,6 +80,9 @@ def make_machine(root, nodes, tiers, sysctl="1 1", damon_tier=True):
                      ("target_free_bp", "50"), ("quota_mb", "200"),
                      ("quota_reset_interval_ms", "1000")):
             put(root, "sys/module/damon_tier/parameters/" + k, v)
+    if damon_stat is not None:
+        for k, v in damon_stat.items():
+            put(root, "sys/module/damon_stat/parameters/" + k, v)
 
 
 def two_tier(root, **kw):
@@ -146,12 +149,34 @@ def test_show_table(tmp_path):
     assert "promoted=1.0 MiB" in p.stdout
 
 
+def test_show_damon_stat(tmp_path, tc, capsys):
+    pct = ",".join(str(i * 100) for i in range(101))
+    two_tier(str(tmp_path), damon_stat={
+        "enabled": "Y", "estimated_memory_bandwidth": str(3 << 20),
+        "memory_idle_ms_percentiles": pct, "aggr_interval_us": "400000"})
+    p = run(tmp_path, "show")
+    assert p.returncode == 0
+    assert ("damon_stat: bandwidth ~3.0 MiB/s, idle time median 5000 ms, p90 9000 ms, "
+            "aggregating every 400000 us") in p.stdout
+    assert tc.main(["show", "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    assert st["damon_stat"]["memory_idle_ms_percentiles"][100] == 10000
+    assert st["damon_stat"]["estimated_memory_bandwidth"] == 3 << 20
+
+
+def test_show_damon_stat_off(tmp_path):
+    two_tier(str(tmp_path), damon_stat={"enabled": "N"})
+    p = run(tmp_path, "show")
+    assert p.returncode == 0 and "damon_stat: off" in p.stdout
+
+
 def test_show_without_features(tmp_path):
     two_tier(str(tmp_path), sysctl=None, damon_tier=False)
     p = run(tmp_path, "show")
     assert p.returncode == 0
     assert "not supported by this kernel" in p.stdout
     assert "damon_tier: not built into this kernel" in p.stdout
+    assert "damon_stat: not built into this kernel" in p.stdout
 
 
 # --------------------------------------------------------------------- weights
@@ -326,6 +351,33 @@ def test_policy_derived_three_tiers(tmp_path):
     assert got == [("migrate_cold", 0, 1), ("migrate_cold", 8 * BLOCK, 2),
                    ("migrate_hot", 8 * BLOCK, 0), ("migrate_hot", 16 * BLOCK, 0)]
     assert all(scheme_of(kd)[1]["quotas"]["sz_bytes"] == 50 << 20 for kd in pol["kdamonds"])
+
+
+def test_policy_exchange(tmp_path):
+    three_tier(str(tmp_path))
+    pol, _ = policy(tmp_path, "--exchange", "-g")
+    kd, = pol["kdamonds"]
+    ctx, = kd["contexts"]
+    assert ctx["targets"][0]["regions"] == [
+        {"start": 0, "end": 2 * BLOCK}, {"start": 8 * BLOCK, "end": 10 * BLOCK},
+        {"start": 16 * BLOCK, "end": 18 * BLOCK}]
+    assert ctx["intervals"]["intervals_goal"] == {"access_bp": 2000, "aggrs": 3,
+                                                  "min_sample_us": 5000,
+                                                  "max_sample_us": 200000}
+    assert ctx["nr_regions"] == {"min": 10, "max": 200}
+    got = [(s["action"], s["target_nid"], s["quotas"]["goals"][0]["nid"],
+            s["filters"][0]["address_range"]["start"]) for s in ctx["schemes"]]
+    assert got == [("migrate_cold", 1, 0, 0), ("migrate_cold", 2, 1, 8 * BLOCK),
+                   ("migrate_hot", 0, 0, 8 * BLOCK), ("migrate_hot", 0, 0, 16 * BLOCK)]
+    for s in ctx["schemes"]:
+        hot = s["action"] == "migrate_hot"
+        assert s["quotas"]["goal_tuner"] == "exchange"
+        assert s["apply_interval_us"] == 100000
+        assert s["filters"][0]["filter_type"] == "addr"
+        assert not s["filters"][0]["matching"] and not s["filters"][0]["allow"]
+        assert s["filters"][-1] == {"filter_type": "young", "matching": True, "allow": hot}
+        assert s["access_pattern"]["nr_accesses"] == (
+            {"min": "5%", "max": "100%"} if hot else {"min": "0%", "max": "10%"})
 
 
 def test_policy_stdout(tmp_path):

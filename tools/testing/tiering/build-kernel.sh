@@ -1,9 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build one kernel variant out of tree: build/<variant>/arch/x86/boot/bzImage.
+# Build one kernel variant out of tree: build/<variant>/arch/x86/boot/bzImage
+# (build/base-test/... for the base variant).
 #
-#   test  tinyconfig + tiering.config + tiering-debug.config (make check)
-#   run   tinyconfig + tiering.config (make, make bench)
+#   test    tinyconfig + tiering.config + tiering-debug.config (make check)
+#   run     tinyconfig + tiering.config (make, make bench)
+#   nonuma  tinyconfig + tiering-nonuma.config: vmlinux only, to check that
+#           DAMON and this tree's DAMON code build and link without NUMA
+#   base    the unpatched base tree (build/base/linux) with the test
+#           kernel's fragments, less the options only this tree has: to
+#           tell base-kernel behaviour from our regressions
 #
 # Every option a fragment asks for is checked in the final .config, since
 # merge_config/olddefconfig drop unmet options silently.
@@ -16,6 +22,23 @@ src=$build/src
 out=$build/$variant
 frags="$top/kernel/configs/tiering.config"
 [ "$variant" = test ] && frags="$frags $top/kernel/configs/tiering-debug.config"
+[ "$variant" = nonuma ] && frags="$top/kernel/configs/tiering-nonuma.config"
+if [ "$variant" = base ]; then
+	src=$build/base/linux
+	out=$build/base-test
+	mkdir -p "$out"
+	# The options of our fragments that the base tree's Kconfig knows.
+	known=$(grep -rhoE --include='Kconfig*' '^(menu)?config [A-Z0-9_]+' "$src" |
+		awk '{print "CONFIG_" $2}' | sort -u)
+	for f in tiering tiering-debug; do
+		grep -E '^(# )?CONFIG_' "$top/kernel/configs/$f.config" |
+			grep -wFf <(echo "$known") > "$out/$f.config.new"
+		cmp -s "$out/$f.config.new" "$out/$f.config" ||
+			mv "$out/$f.config.new" "$out/$f.config"
+		rm -f "$out/$f.config.new"
+	done
+	frags="$out/tiering.config $out/tiering-debug.config"
+fi
 jobs=$(nproc)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 # Relative paths in the ccache hash: clones elsewhere hit the same entries.
@@ -60,6 +83,12 @@ if [ $need_config = 1 ]; then
 	[ $bad = 0 ] || { rm -f "$out/.config"; exit 1; }
 fi
 start=$(date +%s)
+if [ "$variant" = nonuma ]; then
+	kmake -j"$jobs" vmlinux
+	echo "build-kernel: vmlinux built without NUMA in" \
+	     "$(( $(date +%s) - start ))s"
+	exit 0
+fi
 kmake -j"$jobs" bzImage
 echo "build-kernel: $variant kernel built in $(( $(date +%s) - start ))s:" \
      "$out/arch/x86/boot/bzImage"

@@ -100,7 +100,7 @@ def run_topology(machine, kernel, kunit, timeout, filt):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--topologies", default="2tier,3tier,flat,2tier:run,3tier:run",
+    ap.add_argument("--topologies", default="2tier,3tier,flat,hotplug,2tier:run,3tier:run,2cxl:run",
                     help="machines to boot: TOPOLOGY or TOPOLOGY:run")
     ap.add_argument("--kernel", default=os.path.join(vm.BUILD, "test", "arch", "x86", "boot",
                                                      "bzImage"))

@@ -19,8 +19,10 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -60,12 +62,19 @@ def _tail(path, done):
 
 
 def mem_mb(size):
+    if size == "0":
+        return 0
     units = {"M": 1, "G": 1024}
     return int(size[:-1]) * units[size[-1].upper()]
 
 
 def qemu_numa_args(topo):
-    """QEMU -smp/-m/-numa arguments for @topo."""
+    """QEMU -smp/-m/-numa arguments for @topo.
+
+    A node whose "mem" is "0" has no boot memory: tests plug pc-dimm
+    devices into it through QMP.  "hotplug_slots" and "hotplug_max" size
+    the room for them.
+    """
     nodes = topo["nodes"]
     ncpus = 0
     for n in nodes:
@@ -77,12 +86,18 @@ def qemu_numa_args(topo):
     # One socket per node with CPUs: CPUs of different nodes sharing a
     # socket (QEMU's default) make the kernel warn in topology_sane().
     sockets = max(1, sum(1 for n in nodes if "cpus" in n))
+    mem = "%dM" % total
+    if "hotplug_slots" in topo:
+        mem += ",slots=%d,maxmem=%dM" % (topo["hotplug_slots"],
+                                         total + mem_mb(topo["hotplug_max"]))
     args = ["-smp", "%d,sockets=%d,cores=%d,threads=1" % (ncpus, sockets, ncpus // sockets),
-            "-m", "%dM" % total,
+            "-m", mem,
             "-machine", "pc,hmat=%s" % ("on" if hmat else "off")]
     for i, n in enumerate(nodes):
-        args += ["-object", "memory-backend-ram,id=mem%d,size=%s" % (i, n["mem"])]
-        spec = "node,nodeid=%d,memdev=mem%d" % (i, i)
+        spec = "node,nodeid=%d" % i
+        if mem_mb(n["mem"]):
+            args += ["-object", "memory-backend-ram,id=mem%d,size=%s" % (i, n["mem"])]
+            spec += ",memdev=mem%d" % i
         if "cpus" in n:
             spec += ",cpus=%s" % n["cpus"]
         elif hmat:
@@ -94,6 +109,52 @@ def qemu_numa_args(topo):
             args += ["-numa", base + ",data-type=access-latency,latency=%d" % n["latency_ns"],
                      "-numa", base + ",data-type=access-bandwidth,bandwidth=%s" % n["bandwidth"]]
     return args
+
+
+class Qmp:
+    """A minimal QMP client: one command at a time, events are skipped."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.rd = self.sock.makefile("r")
+        json.loads(self.rd.readline())          # the greeting
+        self.cmd({"execute": "qmp_capabilities"})
+
+    def cmd(self, req):
+        self.sock.sendall((json.dumps(req) + "\n").encode())
+        while True:
+            msg = json.loads(self.rd.readline())
+            if "event" not in msg:
+                return msg
+
+
+def _qmp_agent(path, outdir, done):
+    """Run the QMP commands the guest asks for, until @done is set.
+
+    The guest writes a command (one JSON object) to qmp/N.req in its output
+    directory and waits for qmp/N.rep, which gets QEMU's reply: tests use
+    it to plug and unplug memory the way a CXL box's firmware would.
+    """
+    reqdir = os.path.join(outdir, "qmp")
+    qmp = None
+    while not done.wait(0.2):
+        for f in sorted(os.listdir(reqdir)):
+            if not f.endswith(".req"):
+                continue
+            base = os.path.join(reqdir, f[:-4])
+            try:
+                with open(base + ".req") as r:
+                    req = json.load(r)
+                if qmp is None:
+                    qmp = Qmp(path)
+                rep = qmp.cmd(req)
+            except (OSError, ValueError) as e:
+                rep = {"error": {"class": "HostError", "desc": str(e)}}
+            os.unlink(base + ".req")
+            with open(base + ".tmp", "w") as w:
+                json.dump(rep, w)
+            os.rename(base + ".tmp", base + ".rep")
 
 
 def build_initramfs():
@@ -152,10 +213,18 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
     with open(os.path.join(outdir, "cmd.sh"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
-    # pci=noacpi: ACPI PCI IRQ routing takes ~14 s per virtio device under
-    # TCG with the debug kernel; the PIRQ table is instant.
-    cmdline = ("console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 pci=noacpi "
-               "tiering.top=%s %s" % (TOP, append))
+    # pci=noacpi: ACPI PCI IRQ routing takes ~18 s per virtio device under
+    # TCG with the debug kernel (and holds up RCU long enough for a warning);
+    # the PIRQ table is instant.  But without ACPI's host bridge windows the
+    # guest moves virtio's 64-bit BARs to 4 GiB, where QEMU maps hot-plugged
+    # DIMMs: machines with "acpi_pci" keep ACPI for PCI and take IRQ routing
+    # from the PIRQ table (acpi=noirq) instead.
+    cmdline = ("console=ttyS0 printk.time=1 printk.devkmsg=on panic=-1 %s "
+               "tiering.top=%s %s %s" % ("acpi=noirq" if topo.get("acpi_pci") else "pci=noacpi",
+                                         TOP, topo.get("append", ""), append))
+    # AF_UNIX paths are short: the QMP socket goes to the temporary directory.
+    qmp_path = os.path.join(tempfile.gettempdir(), "tiering-vm-%d-%s.qmp" % (os.getpid(), name))
+    os.makedirs(os.path.join(outdir, "qmp"))
     qemu = ["qemu-system-x86_64", "-accel", "tcg", "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
@@ -166,7 +235,8 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
             "-virtfs", "local,path=%s,mount_tag=top,security_model=none,readonly=on,"
                        "multidevs=remap" % TOP,
             "-device", "virtio-rng-pci",
-            "-serial", "stdio", "-monitor", "none"] + qemu_numa_args(topo)
+            "-serial", "stdio", "-monitor", "none",
+            "-qmp", "unix:%s,server=on,wait=off" % qmp_path] + qemu_numa_args(topo)
 
     rc = None
     proc = subprocess.Popen(qemu, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -176,6 +246,8 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
     t0 = time.time()
     done = threading.Event()
     tailer = None
+    agent = threading.Thread(target=_qmp_agent, args=(qmp_path, outdir, done), daemon=True)
+    agent.start()
     if echo == "guest":
         tailer = threading.Thread(target=_tail, args=(os.path.join(outdir, "output.log"), done))
         tailer.start()
@@ -198,6 +270,9 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
         done.set()
         if tailer:
             tailer.join()
+        agent.join()
+        if os.path.exists(qmp_path):
+            os.unlink(qmp_path)
     elapsed = time.time() - t0
     if rc is None:
         if elapsed >= timeout:

@@ -10,9 +10,15 @@ damon_tier and asserts, with move_pages(2) page counts, that:
   - the data of both sets is intact after the migrations (checksums);
   - bytes_promoted/bytes_demoted report the migrations.
 
-  damon_tier_e2e.py [--hot-mb N] [--limit S] [--toggle N]
+  damon_tier_e2e.py [--hot-mb N] [--limit S] [--toggle N] [--no-tlb-flush]
+                    [--tlb-flush-ms MS] [--hot-node N]
 --toggle N instead enables/disables damon_tier N times while the workload
-runs and checks that nothing breaks.
+runs and checks that nothing breaks.  --no-tlb-flush runs the hot set
+without its TLB flush per pass: its accessed bits are then set only on TLB
+misses, as on hardware whose TLB reach covers it (see tier_workload.c).
+--tlb-flush-ms MS flushes it at most once per MS milliseconds instead.
+--hot-node puts the hot set on another node than the first one of the
+lowest tier, e.g. the second of two identical CXL nodes.
 """
 import argparse
 import os
@@ -21,7 +27,6 @@ import subprocess
 import sys
 import time
 
-KSFT_SKIP = 4
 PARAMS = "/sys/module/damon_tier/parameters"
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOAD = os.environ.get("TIER_WORKLOAD",
@@ -88,16 +93,23 @@ def main():
     ap.add_argument("--limit", type=float, default=120)
     ap.add_argument("--settle", type=float, default=30)
     ap.add_argument("--toggle", type=int, default=0)
+    ap.add_argument("--no-tlb-flush", action="store_true")
+    ap.add_argument("--tlb-flush-ms", type=int)
+    ap.add_argument("--hot-node", type=int)
     a = ap.parse_args()
+    if a.no_tlb_flush:
+        os.environ["TIER_WORKLOAD_NO_TLB_FLUSH"] = "1"
+    if a.tlb_flush_ms:
+        os.environ["TIER_WORKLOAD_TLB_FLUSH_MS"] = str(a.tlb_flush_ms)
 
     if not os.path.isdir(PARAMS):
         print("kernel has no damon_tier")
-        return KSFT_SKIP
+        return 1
     t = tiers()
     if len(t) < 2:
         print("needs two memory tiers")
-        return KSFT_SKIP
-    top, bottom = t[0][0], t[-1][0]
+        return 1
+    top, bottom = t[0][0], t[-1][0] if a.hot_node is None else a.hot_node
     with open("/sys/kernel/mm/transparent_hugepage/enabled", "w") as f:
         f.write("never")
     # THP raised min_free_kbytes to ~45 MiB at boot, which on a 700 MiB VM

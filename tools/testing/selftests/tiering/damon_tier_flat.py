@@ -13,7 +13,6 @@ import sys
 
 import tiering_util
 
-KSFT_SKIP = 4
 PARAMS = "/sys/module/damon_tier/parameters"
 
 
@@ -31,7 +30,7 @@ expect = tiering_util.expect
 def main():
     if not os.path.isdir(PARAMS):
         print("kernel has no damon_tier")
-        return KSFT_SKIP
+        return 1
     defaults = {"target_used_bp": "9970", "target_free_bp": "50", "quota_mb": "200",
                 "quota_reset_interval_ms": "1000", "enabled": "N", "kdamond_pid": "-1",
                 "bytes_promoted": "0", "bytes_demoted": "0"}
@@ -43,6 +42,15 @@ def main():
         "quota_mb": ["0", "-5", "1099511627776", "ten"],
         "quota_reset_interval_ms": ["0", "x", "2000000"],
         "enabled": ["maybe", "2", "\n"],
+        "sample_interval": ["0", "-1", "x"],
+        "aggr_interval": ["0", "1e5"],
+        "min_nr_regions": ["0", "2", "many"],
+        "max_nr_regions": ["2", "-3"],
+        "intervals_goal_access_bp": ["10001", "-1", "4%"],
+        "intervals_goal_aggrs": ["-1", "three"],
+        "intervals_goal_min_sample_us": ["x"],
+        "intervals_goal_max_sample_us": ["-5"],
+        "commit_inputs": ["maybe", "\n"],
     }
     for name, vals in bad.items():
         before = read(name)
@@ -50,8 +58,20 @@ def main():
             err = write(name, v)
             expect(err == errno.EINVAL, "%s rejects %r (%s)" % (name, v, errno.errorcode.get(err, err)))
             expect(read(name) == before, "%s unchanged after %r" % (name, v))
+    # Values that do not go together fail the Y that commits them.
+    for name, val in (("sample_interval", "200000"), ("min_nr_regions", "500"),
+                      ("intervals_goal_access_bp", "0"),
+                      ("intervals_goal_min_sample_us", "20000000")):
+        before = read(name)
+        expect(write(name, val) == 0, "%s accepts %s on its own" % (name, val))
+        expect(write("enabled", "Y") == errno.EINVAL and read("enabled") == "N",
+               "enabled=Y refuses %s=%s with the rest (EINVAL), stays off" % (name, val))
+        expect(write("commit_inputs", "Y") == errno.EINVAL,
+               "commit_inputs=Y refuses %s=%s with the rest (EINVAL)" % (name, val))
+        write(name, before)
     for name in ("kdamond_pid", "bytes_promoted", "bytes_demoted", "nr_schemes",
-                 "nr_regions"):
+                 "nr_regions", "bytes_skipped_policy", "bytes_skipped_cpuset",
+                 "bytes_skipped_mlock", "sample_interval_us", "aggr_interval_us"):
         expect(write(name, "5") in (errno.EACCES, errno.EPERM), "%s is read-only" % name)
     expect(write("target_used_bp", "9900") == 0 and read("target_used_bp") == "9900",
            "target_used_bp accepts 9900")
@@ -61,6 +81,13 @@ def main():
                 if re.match(r"memory_tier\d+$", d)]) == 1
     expect(write("enabled", "Y") == 0, "enable")
     expect(read("enabled") == "Y" and int(read("kdamond_pid")) > 0, "kdamond runs")
+    # A bad commit while running changes nothing either.
+    write("sample_interval", "200000")
+    expect(write("commit_inputs", "Y") == errno.EINVAL, "running: commit refuses "
+           "sample_interval above aggr_interval")
+    expect(read("enabled") == "Y", "still running after the refused commit")
+    write("sample_interval", "5000")
+    expect(write("commit_inputs", "Y") == 0, "running: a good commit is taken")
     if flat:
         expect(read("nr_schemes") in ("0",), "flat machine: no schemes (got %s)"
                % read("nr_schemes"))

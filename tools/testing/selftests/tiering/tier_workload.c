@@ -16,6 +16,18 @@
  *
  * Pages hold a pattern derived from their index, so that a page migrated
  * with wrong contents is found.  Prints "ready" once the memory is placed.
+ *
+ * By default the memory is placed with MPOL_BIND to NODE, then the VMA
+ * goes back to the default policy.  TIER_WORKLOAD_POLICY changes that:
+ *   bind        keep the MPOL_BIND to NODE
+ *   interleave  MPOL_INTERLEAVE over the nodes of TIER_WORKLOAD_NODES
+ *               (a comma-separated list, default "0,1"), kept
+ *   none        no mbind(): the task's policy and cpuset place it
+ * TIER_WORKLOAD_MLOCK=1 mlocks the memory once placed.
+ *
+ * A hot set flushes its TLB entries after every pass (see below), at most
+ * once per TIER_WORKLOAD_TLB_FLUSH_MS milliseconds if that is set, never if
+ * TIER_WORKLOAD_NO_TLB_FLUSH is set.
  */
 #define _GNU_SOURCE
 #include <numaif.h>
@@ -136,12 +148,64 @@ static int walk(char *buf, unsigned long npages, long psz, int reps)
 	return 0;
 }
 
+/* The node mask of a comma-separated node list. */
+static unsigned long parse_nodes(const char *list)
+{
+	unsigned long mask = 0;
+	char *end;
+	long n;
+
+	while (*list) {
+		n = strtol(list, &end, 10);
+		if (end == list || n < 0 || n >= MAX_NODES)
+			return 0;
+		mask |= 1UL << n;
+		list = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return 0;
+	}
+	return mask;
+}
+
+/* Place the memory as TIER_WORKLOAD_POLICY says; 0 or -1. */
+static int place(char *buf, unsigned long len, int node, long psz,
+		 unsigned long npages)
+{
+	const char *policy = getenv("TIER_WORKLOAD_POLICY");
+	const char *nodes = getenv("TIER_WORKLOAD_NODES");
+	unsigned long mask = 1UL << node;
+
+	if (policy && !strcmp(policy, "none")) {
+		fill(buf, npages, psz);
+		return 0;
+	}
+	if (policy && !strcmp(policy, "interleave")) {
+		mask = parse_nodes(nodes ? nodes : "0,1");
+		if (!mask || mbind(buf, len, MPOL_INTERLEAVE, &mask,
+				   MAX_NODES + 1, 0))
+			return -1;
+		fill(buf, npages, psz);
+		return 0;
+	}
+	if (mbind(buf, len, MPOL_BIND, &mask, MAX_NODES + 1, 0))
+		return -1;
+	fill(buf, npages, psz);
+	if (policy && !strcmp(policy, "bind"))
+		return 0;
+	if (policy && *policy)
+		return -1;
+	/* Placed: later migrations must not be blocked by the binding. */
+	return mbind(buf, len, MPOL_DEFAULT, NULL, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	unsigned long mb, npages, mask, p, bad;
-	double start, last = 0, secs = 0;
+	unsigned long mb, npages, p, bad;
+	const char *flush_ms = getenv("TIER_WORKLOAD_TLB_FLUSH_MS");
+	double start, last = 0, secs = 0, flushed = 0, flush_every;
 	int hot, node, flush_tlb = !getenv("TIER_WORKLOAD_NO_TLB_FLUSH");
+	const char *lock = getenv("TIER_WORKLOAD_MLOCK");
 	char *buf;
 
 	if (argc < 4 || (strcmp(argv[1], "cold") && strcmp(argv[1], "hot") &&
@@ -157,7 +221,6 @@ int main(int argc, char **argv)
 	if (hot)
 		secs = argc > 4 ? atof(argv[4]) : 60;
 	npages = (mb << 20) / psz;
-	mask = 1UL << node;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 
@@ -166,17 +229,16 @@ int main(int argc, char **argv)
 	if (buf == MAP_FAILED)
 		return 2;
 	madvise(buf, npages * psz, MADV_NOHUGEPAGE);
-	if (mbind(buf, npages * psz, MPOL_BIND, &mask, MAX_NODES + 1, 0))
+	if (place(buf, npages * psz, node, psz, npages))
 		return 2;
-	fill(buf, npages, psz);
-	/* Placed: later migrations must not be blocked by the binding. */
-	if (mbind(buf, npages * psz, MPOL_DEFAULT, NULL, 0, 0))
+	if (lock && !strcmp(lock, "1") && mlock(buf, npages * psz))
 		return 2;
 	if (!strcmp(argv[1], "walk"))
 		return walk(buf, npages, psz, atoi(argv[4]));
 	printf("ready\n");
 	fflush(stdout);
 
+	flush_every = flush_ms ? atof(flush_ms) / 1000 : 0;
 	start = now();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		if (!hot) {
@@ -197,10 +259,12 @@ int main(int argc, char **argv)
 		 * (TIER_WORKLOAD_NO_TLB_FLUSH set): its hinting faults flush
 		 * anyway, and mprotect() would undo their PROT_NONE marks.
 		 */
-		if (flush_tlb &&
-		    (mprotect(buf, npages * psz, PROT_READ) ||
-		     mprotect(buf, npages * psz, PROT_READ | PROT_WRITE)))
-			return 2;
+		if (flush_tlb && now() - flushed >= flush_every) {
+			if (mprotect(buf, npages * psz, PROT_READ) ||
+			    mprotect(buf, npages * psz, PROT_READ | PROT_WRITE))
+				return 2;
+			flushed = now();
+		}
 		if (now() - last >= 1.0) {
 			last = now();
 			report(buf, npages, psz, last - start);

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""DAMON sysfs: migrate_cold never demotes mlocked memory, and says so.
+
+A cold buffer is mlocked on node0; a paddr kdamond watches exactly the
+longest run of its physical pages (from /proc/PID/pagemap) with a
+migrate_cold scheme toward node1 that matches any region, without quota.
+Checks that nothing was applied, that stats/sz_skipped_mlock counts the
+pages, that every page of the buffer is still on node0 (numa_maps), and
+that the same scheme does demote the same amount of memory that is not
+mlocked.
+"""
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+import tiering_util
+
+KD = "/sys/kernel/mm/damon/admin/kdamonds"
+CTX = KD + "/0/contexts/0"
+S0 = CTX + "/schemes/0"
+WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
+MB = 32
+
+write = tiering_util.write_file
+read = tiering_util.read_file
+expect = tiering_util.expect
+
+
+def must(path, val):
+    err = write(path, val)
+    if err:
+        raise RuntimeError("writing %r to %s: %s" % (val, path, os.strerror(err)))
+
+
+def buffer_pfns(pid):
+    """PFNs of the MB-sized anonymous mapping of @pid, in address order."""
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+            if hi - lo == MB << 20 and len(line.split()) < 6:
+                break
+        else:
+            raise RuntimeError("buffer mapping not found")
+    pfns = []
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(lo // 4096 * 8)
+        for (e,) in struct.iter_unpack("<Q", f.read((hi - lo) // 4096 * 8)):
+            pfns.append(e & ((1 << 55) - 1) if e >> 63 else None)
+    return pfns
+
+
+def longest_run(pfns):
+    best, start = (0, 0), None
+    srt = sorted(p for p in pfns if p)
+    for i, p in enumerate(srt):
+        if i == 0 or p != srt[i - 1] + 1:
+            start = p
+        if p + 1 - start > best[1] - best[0]:
+            best = (start, p + 1)
+    return best
+
+
+def node_pages(pid):
+    counts = {}
+    with open("/proc/%d/numa_maps" % pid) as f:
+        for line in f:
+            if "anon=%d" % (MB * 256) in line:
+                for m in re.finditer(r"\bN(\d+)=(\d+)", line):
+                    counts[int(m.group(1))] = int(m.group(2))
+    return counts
+
+
+def run_scheme(start, end):
+    """Demote [start, end) physical pages to node1; the scheme's stats."""
+    must(KD + "/nr_kdamonds", "1")
+    must(KD + "/0/contexts/nr_contexts", "1")
+    must(CTX + "/operations", "paddr")
+    must(CTX + "/targets/nr_targets", "1")
+    must(CTX + "/targets/0/regions/nr_regions", "1")
+    must(CTX + "/targets/0/regions/0/start", str(start * 4096))
+    must(CTX + "/targets/0/regions/0/end", str(end * 4096))
+    must(CTX + "/schemes/nr_schemes", "1")
+    must(S0 + "/action", "migrate_cold")
+    must(S0 + "/target_nid", "1")
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must(S0 + "/access_pattern/" + k, v)
+    must(KD + "/0/state", "on")
+    try:
+        time.sleep(3)
+        must(KD + "/0/state", "update_schemes_stats")
+        return {k: int(read(S0 + "/stats/" + k)) for k in (
+            "sz_tried", "sz_applied", "sz_skipped_mlock", "sz_skipped_policy")}
+    finally:
+        write(KD + "/0/state", "off")
+        write(KD + "/nr_kdamonds", "0")
+
+
+def main():
+    for i in range(int(read(KD + "/nr_kdamonds"))):
+        if read("%s/%d/state" % (KD, i)) != "off":
+            print("FAIL: DAMON sysfs in use")
+            return 1
+    for mlock in (True, False):
+        env = dict(os.environ, TIER_WORKLOAD_MLOCK="1" if mlock else "0")
+        p = subprocess.Popen([WORKLOAD, "cold", str(MB), "0"], stdout=subprocess.PIPE,
+                             text=True, env=env)
+        try:
+            expect(p.stdout.readline().strip() == "ready", "buffer placed")
+            start, end = longest_run(buffer_pfns(p.pid))
+            print("%s buffer: %d contiguous pages at pfn %#x" % (
+                "mlocked" if mlock else "plain", end - start, start))
+            expect(end - start >= 16, "a run of at least 16 pages to watch")
+            st = run_scheme(start, end)
+            print("stats:", st)
+            counts = node_pages(p.pid)
+            print("buffer pages per node:", counts)
+            if mlock:
+                expect(st["sz_applied"] == 0, "nothing of the mlocked buffer demoted")
+                expect(st["sz_skipped_mlock"] >= (end - start) * 4096,
+                       "sz_skipped_mlock counts every page of the run")
+                expect(counts.get(0, 0) == MB * 256, "the mlocked buffer is all on node0")
+            else:
+                expect(st["sz_applied"] >= (end - start) * 4096 * 9 // 10,
+                       "the same scheme demotes memory that is not mlocked")
+                expect(st["sz_skipped_mlock"] == 0, "and counts nothing as mlocked")
+                expect(counts.get(1, 0) >= (end - start) * 9 // 10,
+                       "those pages are on node1 now")
+        finally:
+            p.terminate()
+            out, _ = p.communicate(timeout=60)
+            expect(p.returncode == 0 and "intact" in out, "data intact")
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

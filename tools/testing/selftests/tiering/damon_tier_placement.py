@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""DAMON_TIER keeps the placement memory's users asked for.
+
+With damon_tier enabled for --seconds, every buffer kept busy (reads plus a
+TLB flush per pass) but the cold ones, it checks with move_pages(2) page
+counts that:
+  - a buffer under MPOL_INTERLEAVE over the top and the bottom node at
+    vm.numa_tier_interleave = 5 1 keeps its 5:1 split (top share 83.3%
+    +- 1%), with the top node nearly full of cold data;
+  - a hot buffer under MPOL_BIND to a lower node (the bottom one, or with
+    --bind-node the middle one of three tiers) stays there entirely;
+  - a hot buffer of a task in a cgroup-v2 cpuset whose cpuset.mems is the
+    bottom node stays there entirely;
+  - an mlocked cold buffer on the top node is not demoted while other cold
+    data is (a default-policy hot set below makes room for itself);
+    damon_migrate_mlock.py checks that the refusals are counted;
+  - damon_tier counts what it left alone, and why;
+  - the data of every buffer is intact.
+
+  damon_tier_placement.py [--seconds S] [--bind-node N] [--no-cpuset]
+                          [--no-interleave] [--no-mlock]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+PARAMS = "/sys/module/damon_tier/parameters"
+WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
+CG = "/sys/fs/cgroup"
+GROUP = CG + "/damon_tier_placement"
+
+failures = 0
+
+
+def expect(cond, what):
+    global failures
+    print("%s: %s" % ("ok" if cond else "FAIL", what))
+    if not cond:
+        failures += 1
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def put(path, val):
+    with open(path, "w") as f:
+        f.write(val)
+
+
+def node_mem(nid):
+    vals = {}
+    with open("/sys/devices/system/node/node%d/meminfo" % nid) as f:
+        for line in f:
+            parts = line.split()
+            vals[parts[2].rstrip(":")] = int(parts[3])
+    return vals["MemTotal"], vals["MemFree"]
+
+
+def tiers():
+    base = "/sys/devices/virtual/memory_tiering"
+    out = []
+    for d in sorted(os.listdir(base), key=lambda d: int(re.sub(r"\D", "", d) or 0)):
+        if d.startswith("memory_tier"):
+            out.append([int(x) for x in read(os.path.join(base, d, "nodelist"))
+                        .replace("-", ",").split(",")])
+    return out
+
+
+class Buffer:
+    """One tier_workload process; its last move_pages(2) counts."""
+
+    def __init__(self, name, mode, mb, node, seconds, env=None, cgroup=None):
+        self.name, self.counts, self.total = name, {}, 0
+        e = dict(os.environ, **(env or {}))
+        cmd = [WORKLOAD, mode, str(mb), str(node)] + ([str(seconds)] if mode == "hot" else [])
+        if cgroup:
+            # Join the cgroup before allocating anything.
+            cmd = ["sh", "-c", 'echo $$ > %s/cgroup.procs && exec "$@"' % cgroup,
+                   "sh"] + cmd
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=e)
+        line = self.p.stdout.readline().strip()
+        if line != "ready":
+            raise RuntimeError("%s did not start: %r" % (name, line))
+
+    def poll(self):
+        """Read the hot buffer's latest report, without blocking for long."""
+        os.set_blocking(self.p.stdout.fileno(), False)
+        for line in self.p.stdout:
+            m = re.match(r"t=\S+ (.*) total=(\d+)", line)
+            if m:
+                self.counts = dict((int(k[4:]), int(v)) for k, v in
+                                   (kv.split("=") for kv in m.group(1).split()))
+                self.total = int(m.group(2))
+        os.set_blocking(self.p.stdout.fileno(), True)
+
+    def share(self, nid):
+        return self.counts.get(nid, 0) / self.total if self.total else 0.0
+
+    def finish(self):
+        if self.p.poll() is None:
+            self.p.terminate()
+        out, _ = self.p.communicate(timeout=120)
+        last = out.strip().splitlines()[-1] if out.strip() else ""
+        expect(self.p.returncode == 0 and last.startswith("intact"),
+               "%s: data %s" % (self.name, last))
+        return last
+
+
+def cold_counts(pid, mb):
+    """Per-node pages of a cold buffer, from /proc/PID/numa_maps."""
+    counts = {}
+    with open("/proc/%d/numa_maps" % pid) as f:
+        for line in f:
+            if "anon=%d" % (mb * 256) not in line:
+                continue
+            for m in re.finditer(r"\bN(\d+)=(\d+)", line):
+                counts[int(m.group(1))] = counts.get(int(m.group(1)), 0) + int(m.group(2))
+    return counts
+
+
+def setup_cpuset(node):
+    if not os.path.exists(CG + "/cgroup.controllers"):
+        subprocess.run(["mount", "-t", "cgroup2", "none", CG], check=True)
+    if "cpuset" not in read(CG + "/cgroup.controllers").split():
+        raise RuntimeError("no cpuset controller in cgroup v2")
+    put(CG + "/cgroup.subtree_control", "+cpuset")
+    os.makedirs(GROUP, exist_ok=True)
+    put(GROUP + "/cpuset.mems", str(node))
+    return GROUP
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--bind-node", type=int)
+    ap.add_argument("--no-cpuset", action="store_true")
+    ap.add_argument("--no-interleave", action="store_true")
+    ap.add_argument("--no-mlock", action="store_true")
+    a = ap.parse_args()
+
+    t = tiers()
+    top, bottom = t[0][0], t[-1][0]
+    bind_node = bottom if a.bind_node is None else a.bind_node
+    put("/sys/kernel/mm/transparent_hugepage/enabled", "never")
+    saved = {p: read(p) for p in ("/proc/sys/vm/min_free_kbytes",
+                                  "/proc/sys/kernel/numa_balancing",
+                                  "/proc/sys/vm/numa_tier_interleave")}
+    put("/proc/sys/vm/min_free_kbytes", "2048")
+    put("/proc/sys/kernel/numa_balancing", "0")
+    put("/proc/sys/vm/numa_tier_interleave", "5 1")
+    run_for = a.seconds + 30
+    bufs = []
+    cold = locked = None
+    try:
+        il = None
+        if not a.no_interleave:
+            # 192 MiB interleaved 5:1 over the top and the bottom node.
+            il = Buffer("interleaved", "hot", 192, top, run_for,
+                        {"TIER_WORKLOAD_POLICY": "interleave",
+                         "TIER_WORKLOAD_NODES": "%d,%d" % (top, bottom)})
+            bufs.append(il)
+        bound = Buffer("bound to node%d" % bind_node, "hot", 64, bind_node, run_for,
+                       {"TIER_WORKLOAD_POLICY": "bind"})
+        bufs.append(bound)
+        cpuset = None
+        if not a.no_cpuset:
+            cpuset = Buffer("in a cpuset of node%d" % bottom, "hot", 64, bottom, run_for,
+                            {"TIER_WORKLOAD_POLICY": "none"}, setup_cpuset(bottom))
+            bufs.append(cpuset)
+        if not a.no_mlock:
+            locked = Buffer("mlocked cold", "cold", 96, top, 0,
+                            {"TIER_WORKLOAD_MLOCK": "1"})
+        total, free = node_mem(top)
+        cold_mb = max(16, (free - total * 2 // 100) // 1024)
+        cold = Buffer("cold filler", "cold", cold_mb, top, 0)
+        # A default-policy hot set below: promoting it needs demotion.
+        dflt = Buffer("default-policy hot set", "hot", 48, bottom, run_for)
+        bufs.append(dflt)
+        time.sleep(2)
+        for b in bufs:
+            b.poll()
+        if il:
+            before = il.share(top)
+            print("interleaved: node%d share %.2f%% before" % (top, before * 100))
+            expect(abs(before - 5 / 6) <= 0.01, "5:1 split placed (%.2f%%)" % (before * 100))
+        put(PARAMS + "/enabled", "Y")
+        t0 = time.time()
+        while time.time() - t0 < a.seconds:
+            time.sleep(5)
+            for b in bufs:
+                b.poll()
+            print("t=%3.0fs interleaved %s  bound %.1f%%  cpuset %s  default %.1f%% "
+                  "on node%d  promoted %s demoted %s skipped policy %s cpuset %s mlock %s" % (
+                      time.time() - t0,
+                      "-" if not il else "%.2f%%" % (il.share(top) * 100),
+                      bound.share(bind_node) * 100,
+                      "-" if not cpuset else "%.1f%%" % (cpuset.share(bottom) * 100),
+                      dflt.share(top) * 100, top,
+                      *(int(read(PARAMS + "/" + k)) >> 20 for k in (
+                          "bytes_promoted", "bytes_demoted", "bytes_skipped_policy",
+                          "bytes_skipped_cpuset", "bytes_skipped_mlock"))))
+        if il:
+            expect(abs(il.share(top) - 5 / 6) <= 0.01,
+                   "interleaved buffer keeps its 5:1 split (node%d %.2f%%)" % (
+                       top, il.share(top) * 100))
+        expect(bound.share(bind_node) == 1.0,
+               "bound buffer entirely on node%d (%.2f%%)" % (bind_node,
+                                                            bound.share(bind_node) * 100))
+        if cpuset:
+            expect(cpuset.share(bottom) == 1.0,
+                   "cpuset buffer entirely on node%d (%.2f%%)" % (bottom,
+                                                                 cpuset.share(bottom) * 100))
+            expect(int(read(PARAMS + "/bytes_skipped_cpuset")) > 0,
+                   "bytes_skipped_cpuset counts the cpuset buffer")
+        cc = cold_counts(cold.p.pid, cold_mb)
+        print("cold filler per node: %s" % cc)
+        expect(sum(v for n, v in cc.items() if n != top) > 0,
+               "other cold data was demoted (%d pages)" % sum(
+                   v for n, v in cc.items() if n != top))
+        if locked:
+            lc = cold_counts(locked.p.pid, 96)
+            print("mlocked cold per node: %s" % lc)
+            expect(lc.get(top, 0) == 96 * 256,
+                   "mlocked cold buffer entirely on node%d (%d MiB of tries refused)" % (
+                       top, int(read(PARAMS + "/bytes_skipped_mlock")) >> 20))
+            # Whether demotion reached it before the other cold data is up
+            # to where its pages lie: damon_migrate_mlock.py points a
+            # scheme at mlocked pages and checks the count.
+        expect(int(read(PARAMS + "/bytes_skipped_policy")) > 0,
+               "bytes_skipped_policy counts the buffers under a policy")
+        expect(dflt.share(top) >= 0.9,
+               "the default-policy hot set still moves up (%.1f%%)" % (dflt.share(top) * 100))
+    finally:
+        if read(PARAMS + "/enabled") == "Y":
+            put(PARAMS + "/enabled", "N")
+        for b in bufs + [x for x in (locked, cold) if x]:
+            b.finish()
+        if os.path.isdir(GROUP):
+            os.rmdir(GROUP)
+        for path, val in saved.items():
+            put(path, val)
+    print("%d failures" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
