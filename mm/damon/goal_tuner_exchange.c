@@ -32,7 +32,12 @@
  * it per pass.  The lead is DAMOS_XCHG_LEAD_PROBES probes, at most half
  * the accessed memory below (so that the exchange ends with little free
  * memory that nothing hot fills again) and at most twice what filling
- * moved lately.  The quota is charged by the bytes tried, but only part of
+ * moved lately.  The accessed memory below is read from the regions'
+ * access rates, less what filling moved within the last aggregation
+ * interval, which those rates still count (damos_xchg_hot_below()): at the
+ * end of an exchange they would have the free scheme make room for hot
+ * memory already promoted.
+ * The quota is charged by the bytes tried, but only part of
  * them moves: a free pass that moved less than a quarter of what it tried
  * is repeated once from where it started (a young filter lets cold pages
  * go only at the second look), and passes that keep moving next to nothing
@@ -275,20 +280,84 @@ static unsigned long damos_xchg_quota(struct damos *s)
 	return s->quota.sz ? s->quota.sz : ULONG_MAX;
 }
 
+/**
+ * damos_xchg_note_moved() - count bytes a fill scheme just moved
+ * @x:		the scheme's tuner state
+ * @moved:	bytes its last pass moved
+ * @now:	the context's passed sample intervals
+ * @window:	sample intervals per aggregation interval, at least 1
+ *
+ * Keeps what was moved in the current and in the last stretch of @window
+ * sample intervals; see damos_xchg_recent().
+ */
+static void damos_xchg_note_moved(struct damos_quota_exchange *x,
+				  unsigned long moved, unsigned long now,
+				  unsigned long window)
+{
+	unsigned long passed = now - x->recent_start;
+
+	if (passed >= 2 * window) {
+		x->recent_last = 0;
+		x->recent = 0;
+		x->recent_start = now;
+	} else if (passed >= window) {
+		x->recent_last = x->recent;
+		x->recent = 0;
+		x->recent_start += window;
+	}
+	x->recent = damos_xchg_add_sat(x->recent, moved);
+}
+
+/**
+ * damos_xchg_recent() - bytes moved too lately for the access rates to show
+ * @x:		the fill scheme's tuner state
+ * @now:	the context's passed sample intervals
+ * @window:	sample intervals per aggregation interval, at least 1
+ *
+ * A region's access rate is a moving sum over the last aggregation
+ * interval: once its hot pages are promoted, it goes on counting them for
+ * up to that long, fading linearly.  What was moved in the current stretch
+ * counts whole, what was moved in the one before counts by the part of it
+ * still inside the last @window.
+ *
+ * Return: bytes the access rates of the scheme's regions still count.
+ */
+static unsigned long damos_xchg_recent(const struct damos_quota_exchange *x,
+				       unsigned long now, unsigned long window)
+{
+	unsigned long passed = now - x->recent_start;
+
+	if (passed >= 2 * window)
+		return 0;
+	if (passed >= window)
+		return mult_frac(x->recent, 2 * window - passed, window);
+	return damos_xchg_add_sat(x->recent,
+				  mult_frac(x->recent_last, window - passed,
+					    window));
+}
+
+static unsigned long damos_xchg_window(struct damon_ctx *c)
+{
+	return max(damon_max_nr_accesses(&c->attrs), 1U);
+}
+
 /*
  * Hot bytes that fill scheme @s could act on now: the bytes of its regions,
  * each weighted by its access frequency.  A region is sampled one page at a
  * time, so a region a tenth of whose pages are hot is seen accessed in
  * about a tenth of the samples: the weighted size estimates the hot memory
- * in it, however coarse the regions are.
+ * in it, however coarse the regions are.  Sets @sz to the regions' bytes,
+ * unweighted.
  */
-static unsigned long damos_xchg_eligible(struct damon_ctx *c, struct damos *s)
+static unsigned long damos_xchg_eligible(struct damon_ctx *c, struct damos *s,
+					 unsigned long *sz)
 {
 	struct damon_target *t;
 	struct damon_region *r;
-	unsigned long sz = 0;
+	unsigned long hot = 0;
 	u64 max_bp;
 
+	*sz = 0;
 	if (!c->attrs.sample_interval)
 		return 0;
 	max_bp = damon_max_nr_accesses(&c->attrs) * 10000ULL;
@@ -296,14 +365,33 @@ static unsigned long damos_xchg_eligible(struct damon_ctx *c, struct damos *s)
 		return 0;
 	damon_for_each_target(t, c) {
 		damon_for_each_region(r, t) {
-			if (damos_valid_target_region(r, s) &&
-			    !damos_core_filters_reject(c, t, r, s))
-				sz += div64_u64((u64)damon_sz_region(r) *
-						min_t(u64, r->nr_accesses_bp,
-						      max_bp), max_bp);
+			if (!damos_valid_target_region(r, s) ||
+			    damos_core_filters_reject(c, t, r, s))
+				continue;
+			*sz += damon_sz_region(r);
+			hot += div64_u64((u64)damon_sz_region(r) *
+					 min_t(u64, r->nr_accesses_bp, max_bp),
+					 max_bp);
 		}
 	}
-	return sz;
+	return hot;
+}
+
+/*
+ * The hot bytes below for fill scheme @s: its eligible regions' weighted
+ * bytes, less what it promoted too lately for their access rates to show.
+ * Those pages left regions seen at their average access frequency, so they
+ * are taken off at that frequency: all of them for a hot set seen at every
+ * sample, a part for one whose accesses show rarely.
+ */
+static unsigned long damos_xchg_hot_below(struct damon_ctx *c, struct damos *s)
+{
+	unsigned long sz, hot = damos_xchg_eligible(c, s, &sz);
+	unsigned long gone = damos_xchg_recent(&s->quota.xchg,
+					       c->passed_sample_intervals,
+					       damos_xchg_window(c));
+
+	return sz > gone ? mult_frac(hot, sz - gone, sz) : 0;
 }
 
 /* The free pages that no allocation without reclaim takes from @nid. */
@@ -358,7 +446,7 @@ static void damos_xchg_read(struct damon_ctx *c, struct damos *s, int nid,
 		}
 		if (!g->used_bp)
 			g->used_bp = goal->target_value;
-		u->hot_below += damos_xchg_eligible(c, m);
+		u->hot_below += damos_xchg_hot_below(c, m);
 		u->promoted += m->quota.xchg.moved_last;
 		if (current_window)
 			u->promoted += m->quota.xchg.moved;
@@ -394,7 +482,7 @@ static bool damos_xchg_due(struct damon_ctx *c, struct damos *s)
  * whether a free pass looks again and how far the next pass reaches.
  * Returns whether the pass moved anything.
  */
-static bool damos_xchg_review(struct damos *s)
+static bool damos_xchg_review(struct damon_ctx *c, struct damos *s)
 {
 	struct damos_quota *q = &s->quota;
 	struct damos_quota_exchange *x = &q->xchg;
@@ -406,6 +494,9 @@ static bool damos_xchg_review(struct damos *s)
 		applied;
 	x->last_applied = applied;
 	x->moved += moved;
+	if (damos_xchg_fills(s))
+		damos_xchg_note_moved(x, moved, c->passed_sample_intervals,
+				      damos_xchg_window(c));
 	tried = q->charged_sz > x->charged_seen ?
 		q->charged_sz - x->charged_seen : 0;
 	if (tried && moved < tried / 4) {
@@ -478,7 +569,7 @@ void damos_xchg_before_pass(struct damon_ctx *c)
 		if (!damos_xchg_due(c, s))
 			continue;
 		nid = damos_xchg_goal(s)->nid;
-		if (damos_xchg_review(s))
+		if (damos_xchg_review(c, s))
 			node_set(nid, drain);
 		if (!s->quota.xchg.started ||
 		    time_after_eq(jiffies, s->quota.xchg.window_end)) {

@@ -294,9 +294,39 @@ static void damos_xchg_test_overflow(struct kunit *test)
 					     true), 9960);
 }
 
+static void damos_xchg_test_recent(struct kunit *test)
+{
+	struct damos_quota_exchange x = { };
+
+	/* Aggregation intervals of 20 samples, from sample 1000 on. */
+	damos_xchg_note_moved(&x, MB(8), 1000, 20);
+	KUNIT_EXPECT_EQ(test, x.recent_start, 1000);
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1000, 20), MB(8));
+	damos_xchg_note_moved(&x, MB(4), 1010, 20);
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1019, 20), MB(12));
+	/* 12 MiB moved in [1000, 1020) fade out over the next 20 samples. */
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1025, 20), MB(9));
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1039, 20), MB(12) / 20);
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1040, 20), 0);
+	/* A pass in the next stretch moves 2 MiB: the last one fades. */
+	damos_xchg_note_moved(&x, MB(2), 1030, 20);
+	KUNIT_EXPECT_EQ(test, x.recent_start, 1020);
+	KUNIT_EXPECT_EQ(test, x.recent_last, MB(12));
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1030, 20),
+			MB(2) + MB(6));
+	/* Nothing for two stretches: all forgotten, a new stretch starts. */
+	damos_xchg_note_moved(&x, 0, 1100, 20);
+	KUNIT_EXPECT_EQ(test, x.recent_start, 1100);
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 1100, 20), 0);
+	/* A new scheme's zeroed state counts nothing. */
+	memset(&x, 0, sizeof(x));
+	KUNIT_EXPECT_EQ(test, damos_xchg_recent(&x, 5000, 20), 0);
+}
+
 #undef MB
 
 static struct kunit_case damos_xchg_test_cases[] = {
+	KUNIT_CASE(damos_xchg_test_recent),
 	KUNIT_CASE(damos_xchg_test_quota_room_deficit),
 	KUNIT_CASE(damos_xchg_test_quota_exchange),
 	KUNIT_CASE(damos_xchg_test_pass_pacing),
