@@ -35,6 +35,8 @@ import subprocess
 import sys
 import time
 
+import tiering_util
+
 KD = "/sys/kernel/mm/damon/admin/kdamonds"
 TIERCTL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                        "mm", "tierctl")
@@ -57,33 +59,10 @@ RECIPE = ["damo", "start",
           "--damos_nr_quota_goals", "1", "1", "--damos_nr_filters", "1", "1",
           "--nr_targets", "1", "1", "--nr_schemes", "1", "1", "--nr_ctxs", "1", "1"]
 
-failures = 0
-
-
-def expect(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    if not cond:
-        failures += 1
-
-
-def read(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
-def put(path, val):
-    with open(path, "w") as f:
-        f.write(val)
-
-
-def node_mem(nid):
-    vals = {}
-    with open("/sys/devices/system/node/node%d/meminfo" % nid) as f:
-        for line in f:
-            parts = line.split()
-            vals[parts[2].rstrip(":")] = int(parts[3])
-    return vals["MemTotal"], vals["MemFree"]
+expect = tiering_util.expect
+read = tiering_util.read_file
+put = tiering_util.must_write
+node_mem = tiering_util.node_mem
 
 
 def tuned_sample_us(kdamond):
@@ -191,8 +170,8 @@ def main():
                        "%s data: %s" % (what, last))
         for path, val in saved.items():
             put(path, val)
-    print("%d failures" % failures)
-    return 1 if failures else 0
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
 
 
 if __name__ == "__main__":

@@ -28,12 +28,7 @@ MB = 32
 write = tiering_util.write_file
 read = tiering_util.read_file
 expect = tiering_util.expect
-
-
-def must(path, val):
-    err = write(path, val)
-    if err:
-        raise RuntimeError("writing %r to %s: %s" % (val, path, os.strerror(err)))
+must = tiering_util.must_write
 
 
 def buffer_pfns(pid):

@@ -22,25 +22,8 @@ KD = ADMIN + "/kdamonds"
 write = tiering_util.write_file
 read = tiering_util.read_file
 expect = tiering_util.expect
-
-
-def must(path, val):
-    err = write(path, val)
-    if err:
-        raise RuntimeError("writing %r to %s: %s" % (val, path, os.strerror(err)))
-
-
-def node_range(nid):
-    """Physical address range of a node, from its memory blocks."""
-    size = int(read("/sys/devices/system/memory/block_size_bytes"), 16)
-    lo, hi = None, None
-    d = "/sys/devices/system/node/node%d" % nid
-    for e in os.listdir(d):
-        if e.startswith("memory") and e[6:].isdigit():
-            start = int(e[6:]) * size
-            lo = start if lo is None else min(lo, start)
-            hi = start + size if hi is None else max(hi, start + size)
-    return lo, hi
+must = tiering_util.must_write
+node_range = tiering_util.node_range
 
 
 def setup_kdamond(goals):

@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+import tiering_util
+
 PARAMS = "/sys/module/damon_tier/parameters"
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOAD = os.environ.get("TIER_WORKLOAD",
@@ -61,13 +63,7 @@ def tiers():
     return out
 
 
-def node_mem(nid):
-    """(total, free) of a node in KiB."""
-    vals = {}
-    for line in open("/sys/devices/system/node/node%d/meminfo" % nid):
-        f = line.split()
-        vals[f[2].rstrip(":")] = int(f[3])
-    return vals["MemTotal"], vals["MemFree"]
+node_mem = tiering_util.node_mem
 
 
 def damon_regions():

@@ -28,38 +28,17 @@ import subprocess
 import sys
 import time
 
+import tiering_util
+
 PARAMS = "/sys/module/damon_tier/parameters"
 WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
 CG = "/sys/fs/cgroup"
 GROUP = CG + "/damon_tier_placement"
 
-failures = 0
-
-
-def expect(cond, what):
-    global failures
-    print("%s: %s" % ("ok" if cond else "FAIL", what))
-    if not cond:
-        failures += 1
-
-
-def read(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
-def put(path, val):
-    with open(path, "w") as f:
-        f.write(val)
-
-
-def node_mem(nid):
-    vals = {}
-    with open("/sys/devices/system/node/node%d/meminfo" % nid) as f:
-        for line in f:
-            parts = line.split()
-            vals[parts[2].rstrip(":")] = int(parts[3])
-    return vals["MemTotal"], vals["MemFree"]
+expect = tiering_util.expect
+read = tiering_util.read_file
+put = tiering_util.must_write
+node_mem = tiering_util.node_mem
 
 
 def tiers():
@@ -245,8 +224,8 @@ def main():
             os.rmdir(GROUP)
         for path, val in saved.items():
             put(path, val)
-    print("%d failures" % failures)
-    return 1 if failures else 0
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
 
 
 if __name__ == "__main__":

@@ -32,33 +32,13 @@ S0 = CTX + "/schemes/0"
 write = tiering_util.write_file
 read = tiering_util.read_file
 expect = tiering_util.expect
-
-
-def must(path, val):
-    err = write(path, val)
-    if err:
-        raise RuntimeError("writing %r to %s: %s" % (val, path, os.strerror(err)))
-
-
-def node_range(nid):
-    size = int(read("/sys/devices/system/memory/block_size_bytes"), 16)
-    lo, hi = None, None
-    d = "/sys/devices/system/node/node%d" % nid
-    for e in os.listdir(d):
-        if e.startswith("memory") and e[6:].isdigit():
-            start = int(e[6:]) * size
-            lo = start if lo is None else min(lo, start)
-            hi = start + size if hi is None else max(hi, start + size)
-    return lo, hi
+must = tiering_util.must_write
+node_range = tiering_util.node_range
 
 
 def node_used_bp(nid):
-    vals = {}
-    with open("/sys/devices/system/node/node%d/meminfo" % nid) as f:
-        for line in f:
-            parts = line.split()
-            vals[parts[2].rstrip(":")] = int(parts[3])
-    return (vals["MemTotal"] - vals["MemFree"]) * 10000 // vals["MemTotal"]
+    total, free = tiering_util.node_mem(nid)
+    return (total - free) * 10000 // total
 
 
 def setup(goal=(0, 0, 0, 0), schemes=()):

@@ -20,6 +20,13 @@ def write_file(path, val):
         os.close(fd)
 
 
+def must_write(path, val):
+    """Write @val to @path in one write(); raise OSError if that fails."""
+    err = write_file(path, val)
+    if err:
+        raise OSError(err, "writing %r to %s: %s" % (val, path, os.strerror(err)))
+
+
 def read_file(path):
     with open(path) as f:
         return f.read().strip()
@@ -31,3 +38,26 @@ def expect(cond, what):
     print("%s: %s" % ("ok" if cond else "FAIL", what))
     if not cond:
         failures += 1
+
+
+def node_mem(nid):
+    """(MemTotal, MemFree) of node @nid, in KiB."""
+    vals = {}
+    with open("/sys/devices/system/node/node%d/meminfo" % nid) as f:
+        for line in f:
+            parts = line.split()
+            vals[parts[2].rstrip(":")] = int(parts[3])
+    return vals["MemTotal"], vals["MemFree"]
+
+
+def node_range(nid):
+    """Physical address range [lo, hi) of node @nid, from its memory blocks."""
+    size = int(read_file("/sys/devices/system/memory/block_size_bytes"), 16)
+    lo, hi = None, None
+    d = "/sys/devices/system/node/node%d" % nid
+    for e in os.listdir(d):
+        if e.startswith("memory") and e[6:].isdigit():
+            start = int(e[6:]) * size
+            lo = start if lo is None else min(lo, start)
+            hi = start + size if hi is None else max(hi, start + size)
+    return lo, hi
