@@ -8,7 +8,7 @@
 #       --append kunit.enable=0 -- sh tools/testing/tiering/upstream-left-out.sh
 cd "$BUILD/kselftest/damon" || exit 1
 uname -r
-for t in damos_tried_regions.py damon_nr_regions.py \
+for t in damos_apply_interval.py damos_tried_regions.py damon_nr_regions.py \
 	 sysfs_update_schemes_tried_regions_wss_estimation.py; do
 	for i in 1 2 3; do
 		python3 "./$t" > /tmp/out 2>&1
