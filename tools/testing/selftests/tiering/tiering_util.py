@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers shared by the Python kselftests of this directory."""
+import errno
 import os
+import time
 
 failures = 0
 
@@ -28,6 +30,20 @@ def must_write(path, val):
 
 
 def read_file(path):
+    """The stripped contents of @path.
+
+    A kdamond's DAMON sysfs state file answers EBUSY while a kdamond holds
+    damon_sysfs_lock (6.12's state_show() only try-locks it), as damo
+    knows: such a read is tried again, for up to a second.
+    """
+    for _ in range(50):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+        time.sleep(0.02)
     with open(path) as f:
         return f.read().strip()
 
