@@ -88,15 +88,8 @@ def kdamond_pids():
 
 def damo_tuned_sample_us():
     """Sampling interval of each damo kdamond, as the auto-tuning set it."""
-    out = []
-    for k in range(int(open(KD + "/nr_kdamonds").read())):
-        try:
-            put("%s/%d/state" % (KD, k), "update_tuned_intervals")
-            out.append(int(open("%s/%d/contexts/0/monitoring_attrs/intervals/sample_us"
-                                % (KD, k)).read()))
-        except OSError:
-            out.append(None)
-    return out
+    return [damo_mem_tier.tuned_sample_us(k)
+            for k in range(int(open(KD + "/nr_kdamonds").read()))]
 
 
 def start_damo(mode):
