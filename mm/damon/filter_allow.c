@@ -64,6 +64,22 @@ bool damos_filters_default_reject(struct damos *s, bool ops_layer)
 }
 
 /**
+ * damos_set_filters_default_reject() - record the default verdicts
+ * @s:	scheme whose filters were just committed
+ *
+ * The verdicts for memory no filter matched follow the filters a user
+ * committed: a filter an operations set adds for its own use while it
+ * applies an action (paddr's pageout adds a young filter) must not turn
+ * them around.  Called when the filters are committed and when a kdamond
+ * starts.
+ */
+void damos_set_filters_default_reject(struct damos *s)
+{
+	s->core_filters_default_reject = damos_filters_default_reject(s, false);
+	s->ops_filters_default_reject = damos_filters_default_reject(s, true);
+}
+
+/**
  * damos_core_filters_verdict() - the core layer's verdict on a region
  * @s:		scheme being applied
  * @matched:	the first core filter that matched the region, or NULL
@@ -78,7 +94,7 @@ bool damos_core_filters_verdict(struct damos *s, struct damos_filter *matched)
 	s->core_filters_allowed = matched && matched->allow;
 	if (matched)
 		return !matched->allow;
-	return damos_filters_default_reject(s, false);
+	return s->core_filters_default_reject;
 }
 
 /*
@@ -145,7 +161,7 @@ bool damos_core_filters_reject(struct damon_ctx *c, struct damon_target *t,
 		if (m)
 			return !f->allow;
 	}
-	return damos_filters_default_reject(s, false);
+	return s->core_filters_default_reject;
 }
 
 #include "tests/filter_allow-kunit.h"

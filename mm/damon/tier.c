@@ -7,9 +7,11 @@
  * of an upper node aiming at a small free headroom on it
  * (node_mem_free_bp), and one promotes hot pages of a lower node aiming at
  * a high utilization of the upper node (node_mem_used_bp).  The schemes
- * select DAMON's "exchange" quota goal tuner, which turns the goals into
- * bytes to move per quota_reset_interval_ms, capped at quota_mb, and paces
- * every apply pass by the upper node's free memory.
+ * select DAMON's "temporal" quota goal tuner (whole quota while the goal is
+ * unmet, nothing once it is met); before every apply pass the module sets
+ * their goals and quotas from the upper node's free memory and from what
+ * the last pass moved, so that demotion makes room as fast as promotion
+ * fills it (see "Pacing" below).
  *
  * The topology comes from the memory tiers: every node with a demotion
  * target gets a migrate_cold scheme toward it, every node below the top
@@ -23,12 +25,14 @@
 #define pr_fmt(fmt) "damon-tier: " fmt
 
 #include <linux/damon.h>
+#include <linux/gfp.h>
 #include <linux/kstrtox.h>
 #include <linux/memory-tiers.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "modules-common.h"
 #include "tier.h"
@@ -40,10 +44,12 @@
 
 /*
  * The schemes apply every 100 ms, whatever the aggregation interval the
- * auto-tuning reaches: the exchange tuner paces each pass, and a young
- * filter lets a cold page go at the look after the one that marked it old.
+ * auto-tuning reaches: the module paces each pass.
  */
 #define DAMON_TIER_APPLY_INTERVAL_US	100000
+
+/* Bytes a scheme tries and fails to move count 1/this of its quota. */
+#define DAMON_TIER_FAIL_CHARGE_DENOM	16
 
 /*
  * Enable or disable DAMON_TIER.  Also settable at boot: damon_tier.enabled=Y.
@@ -72,6 +78,13 @@ static unsigned long target_free_bp __read_mostly = 50;
  */
 static bool respect_placement __read_mostly = true;
 module_param(respect_placement, bool, 0600);
+
+/*
+ * The quota goal tuner the schemes select, by the name the DAMON sysfs
+ * interface uses for it.
+ */
+static enum damos_quota_goal_tuner goal_tuner __read_mostly =
+	DAMOS_QUOTA_GOAL_TUNER_TEMPORAL;
 
 /* Most MiB each scheme migrates per quota_reset_interval_ms (>= 1). */
 static unsigned long quota_mb __read_mostly = 200;
@@ -147,6 +160,7 @@ module_param(aggr_interval_us, ulong, 0400);
  */
 static struct damon_ctx *ctx;
 static struct damon_tier_topo damon_tier_running_topo;
+static struct damon_tier_params damon_tier_running_params;
 static struct damos_stat damon_tier_last_stat[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_next_topo_check;
 
@@ -217,6 +231,35 @@ static int damon_tier_nr_regions_set(const char *val,
 	return damon_tier_param_set_bounded(val, kp, 3, ULONG_MAX);
 }
 
+/* Indexed by enum damos_quota_goal_tuner. */
+static const char * const damon_tier_goal_tuner_names[] = {
+	"consist",
+	"temporal",
+};
+
+static int damon_tier_goal_tuner_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(damon_tier_goal_tuner_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	goal_tuner = i;
+	return 0;
+}
+
+static int damon_tier_goal_tuner_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%s\n", damon_tier_goal_tuner_names[goal_tuner]);
+}
+
+static const struct kernel_param_ops damon_tier_goal_tuner_ops = {
+	.set = damon_tier_goal_tuner_set,
+	.get = damon_tier_goal_tuner_get,
+};
+
+module_param_cb(goal_tuner, &damon_tier_goal_tuner_ops, NULL, 0600);
+
 #define DAMON_TIER_PARAM_OPS(name)					\
 static const struct kernel_param_ops damon_tier_##name##_ops = {	\
 	.set = damon_tier_##name##_set,					\
@@ -281,6 +324,7 @@ static void damon_tier_params_now(struct damon_tier_params *p)
 	p->quota_mb = quota_mb;
 	p->quota_reset_interval_ms = quota_reset_interval_ms;
 	p->respect_placement = respect_placement;
+	p->goal_tuner = goal_tuner;
 	p->attrs = damon_tier_mon_attrs;
 }
 
@@ -385,18 +429,28 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
 		.max_age_region = UINT_MAX,
 	};
 	struct damos_quota quota = {
-		.reset_interval = p->quota_reset_interval_ms,
+		/*
+		 * Paced per pass (see damon_tier_pace()): a window shorter
+		 * than a pass makes every pass start one.
+		 */
+		.reset_interval = DAMON_TIER_APPLY_INTERVAL_US / 2000,
 		.sz = p->quota_mb << 20,
-		.goal_tuner = DAMOS_QUOTA_GOAL_TUNER_EXCHANGE,
+		.goal_tuner = p->goal_tuner,
 		/*
 		 * Promote the hottest first, demote the coldest first.  Not
-		 * by age: DAMOS resets the age of every region it applies an
-		 * action to, and the exchange tuner's second look at cold
-		 * memory must find it as eligible as the first.
+		 * by age: memory nothing can move (the kernel's own) is the
+		 * oldest, and the score threshold would then leave a small
+		 * quota nothing else to look at.
 		 */
 		.weight_sz = 0,
 		.weight_nr_accesses = 100,
 		.weight_age = 0,
+		/*
+		 * Memory that cannot move (the kernel's own, pages found not
+		 * young) costs little: the quota is what moves.
+		 */
+		.fail_charge_num = 1,
+		.fail_charge_denom = DAMON_TIER_FAIL_CHARGE_DENOM,
 	};
 	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
 	struct damos_quota_goal *goal;
@@ -515,6 +569,7 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 		err = damon_commit_ctx(ctx, param_ctx);
 	if (!err) {
 		memcpy(&damon_tier_running_topo, topo, sizeof(*topo));
+		damon_tier_running_params = *p;
 		WRITE_ONCE(nr_schemes, damon_tier_nr_schemes(param_ctx));
 	}
 	damon_destroy_ctx(param_ctx);
@@ -545,6 +600,386 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 		WRITE_ONCE(*total, *total + delta);
 }
 
+/*
+ * Pacing of the exchange between a node of an upper tier and the nodes
+ * below it.  The schemes select the "temporal" goal tuner: in each quota
+ * window a scheme moves at most its quota while its goal is unmet, nothing
+ * once it is met.  The windows are one apply pass long, and before each
+ * pass the module sets every scheme's goal and quota from the upper node's
+ * free memory and from what the last pass moved:
+ *
+ * - promotion fills the room there is: the upper node's free memory above
+ *   its floor (each zone's high watermark, boost included, and what lower
+ *   zones keep back from movable allocations), and aims at target_used_bp
+ *   but not past the floor: migrations allocate without reclaim, and
+ *   filling past the floor only wakes kswapd;
+ * - demotion keeps target_free_bp free, at least the floor, and while hot
+ *   memory waits below a full upper node a lead on top, for promotion to
+ *   fill in the next pass: twice what promotion moved in the last pass
+ *   plus a probe.  The lead doubles per pass while promotion keeps up and
+ *   shrinks to nothing once it finds nothing to move, so that the exchange
+ *   ends with little free memory that nothing hot fills;
+ * - when accessed memory shows below and there is no room, a probe lead
+ *   makes room for it; leads that move nothing back off exponentially, so
+ *   that a goal that cannot be reached (no room below, memory that may not
+ *   move) costs next to nothing.
+ *
+ * Pages demotion frees go to the per-CPU lists of the kdamond's CPU, where
+ * the node's free page count and watermark checks do not see them: that
+ * CPU's lists are drained after each pass that demoted, so that promotion
+ * and the next reading see the room.
+ */
+
+/* The probe lead: 1/DAMON_TIER_PROBE_SHARE of the upper node. */
+#define DAMON_TIER_PROBE_SHARE	1024
+/* The most demotion leads by, in probes. */
+#define DAMON_TIER_LEAD_PROBES	4
+/* The room kept while accessed memory shows below, in probes. */
+#define DAMON_TIER_READY_PROBES	2
+/* At most 2^this passes between leads that move nothing. */
+#define DAMON_TIER_MAX_BACKOFF	6
+
+
+static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
+/* What each scheme had tried and moved at the last pacing. */
+static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
+static unsigned long damon_tier_last_pace;
+
+/*
+ * Free memory of the upper node the allocator keeps for itself, in bp of
+ * the node (read-only): the largest of the upper nodes'.
+ */
+static unsigned long free_floor_bp;
+module_param(free_floor_bp, ulong, 0400);
+
+/* Milliseconds between leads while they move nothing (read-only). */
+static unsigned long backoff_ms;
+module_param(backoff_ms, ulong, 0400);
+
+/*
+ * The free pages of @nid that a migration cannot get: each zone's high
+ * watermark (boost included) and what it keeps back from movable
+ * allocations, at most the zone's pages.
+ */
+static unsigned long damon_tier_floor_pages(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (!populated_zone(zone))
+			continue;
+		pages += min(zone_managed_pages(zone),
+			     high_wmark_pages(zone) +
+			     zone->lowmem_reserve[MAX_NR_ZONES - 1]);
+	}
+	return pages;
+}
+
+/* Free pages of @nid on the per-CPU lists, which NR_FREE_PAGES misses. */
+static unsigned long damon_tier_pcp_pages(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0;
+	int z, cpu;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (!populated_zone(zone))
+			continue;
+		for_each_online_cpu(cpu)
+			pages += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset,
+						       cpu)->count);
+	}
+	return pages;
+}
+
+/*
+ * Give the pages on this CPU's lists of @nid's zones back to the node: the
+ * pages demotion freed, where the node's free count and the allocator's
+ * watermark checks miss them.  Those that other CPUs' lists hold (the
+ * kdamond moved, or other tasks freed them) only when they come to more
+ * than @pages: draining every CPU's lists costs work on each of them.
+ */
+static void damon_tier_drain(int nid, unsigned long pages)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	bool all;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		if (populated_zone(&pgdat->node_zones[z]))
+			drain_local_pages(&pgdat->node_zones[z]);
+	}
+	all = damon_tier_pcp_pages(nid) > pages;
+	for (z = 0; all && z < MAX_NR_ZONES; z++) {
+		if (populated_zone(&pgdat->node_zones[z]))
+			drain_all_pages(&pgdat->node_zones[z]);
+	}
+}
+
+/* The goal of scheme @s: its only one. */
+static struct damos_quota_goal *damon_tier_goal(struct damos *s)
+{
+	struct damos_quota *q = &s->quota;
+	struct damos_quota_goal *g;
+
+	damos_for_each_quota_goal(g, q)
+		return g;
+	return NULL;
+}
+
+/* Accessed bytes DAMON sees in [@start, @end), weighted by access rate. */
+static unsigned long damon_tier_hot_bytes(struct damon_ctx *c,
+					  unsigned long start, unsigned long end)
+{
+	unsigned long max_bp = damon_max_nr_accesses(&c->attrs) * 10000UL;
+	unsigned long hot = 0, lo, hi;
+	struct damon_target *t;
+	struct damon_region *r;
+
+	if (!max_bp)
+		return 0;
+	damon_for_each_target(t, c) {
+		damon_for_each_region(r, t) {
+			lo = max(r->ar.start, start);
+			hi = min(r->ar.end, end);
+			if (lo >= hi || !r->nr_accesses_bp)
+				continue;
+			hot += mult_frac(hi - lo, min_t(unsigned long,
+					 r->nr_accesses_bp, max_bp), max_bp);
+		}
+	}
+	return hot;
+}
+
+/*
+ * Bytes the schemes of upper node @nid moved since the last pacing, and
+ * bytes its promotion schemes tried to.
+ */
+static void damon_tier_moved(struct damon_ctx *c, int nid, unsigned long *up,
+			     unsigned long *tried_up, unsigned long *down)
+{
+	struct damos_quota_goal *g;
+	struct damos_stat *last;
+	struct damos *s;
+	int k = 0;
+
+	*up = 0;
+	*tried_up = 0;
+	*down = 0;
+	damon_for_each_scheme(s, c) {
+		if (k >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		last = &damon_tier_pace_stat[k++];
+		g = damon_tier_goal(s);
+		if (!g || g->nid != nid)
+			continue;
+		/* A scheme replaced by a commit restarts from zero. */
+		if (s->stat.sz_applied < last->sz_applied ||
+		    s->stat.sz_tried < last->sz_tried)
+			memset(last, 0, sizeof(*last));
+		if (s->action == DAMOS_MIGRATE_HOT) {
+			*up += s->stat.sz_applied - last->sz_applied;
+			*tried_up += s->stat.sz_tried - last->sz_tried;
+		} else {
+			*down += s->stat.sz_applied - last->sz_applied;
+		}
+		*last = s->stat;
+	}
+}
+
+/**
+ * damon_tier_next_lead() - the lead demotion keeps for promotion
+ * @x:		the upper node's exchange state
+ * @up:		bytes promoted into the node in the last pass
+ * @down:	bytes demoted from the node in the last pass
+ * @hot:	accessed bytes DAMON sees below the node
+ * @room:	free bytes above the node's floor now
+ * @probe:	the probe lead, bytes
+ * @cap:	the most a scheme may move in a pass, bytes
+ * @now:	jiffies
+ * @pass:	jiffies per pass
+ *
+ * Return: the lead for the next pass, bytes.
+ */
+unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
+				   unsigned long up, unsigned long down,
+				   unsigned long hot, unsigned long probe,
+				   unsigned long cap, unsigned long now,
+				   unsigned long pass)
+{
+	/* The last pass asked demotion for room and it could make none. */
+	if (x->asked && !down && !up) {
+		x->backoff = min(x->backoff + 1, DAMON_TIER_MAX_BACKOFF);
+		x->next_lead = now + (pass << x->backoff);
+	} else if (down || up) {
+		x->backoff = 0;
+		x->next_lead = now;
+	}
+	if (time_before(now, x->next_lead))
+		return 0;
+	/*
+	 * While promotion finds hot memory: twice what it moved, but at
+	 * most a few probes (more while DAMON sees that much hot memory
+	 * below), since at the end of an exchange the last lead stays
+	 * empty.  While accessed memory only shows below: a little room,
+	 * ready for when its pages are seen young.
+	 */
+	if (up)
+		return min3(cap, 2 * up + probe,
+			    clamp(hot, DAMON_TIER_LEAD_PROBES * probe,
+				  DAMON_TIER_LEAD_PROBES * 4 * probe));
+	if (hot)
+		return min(cap, DAMON_TIER_READY_PROBES * probe);
+	return 0;
+}
+
+/* @pages in bytes, at most @max bytes: no overflow on 32-bit. */
+static unsigned long damon_tier_bytes(unsigned long pages, unsigned long max)
+{
+	return min(pages, max >> PAGE_SHIFT) << PAGE_SHIFT;
+}
+
+/*
+ * Set the goals and quotas of upper node @nid's schemes for a pass of
+ * @elapsed jiffies.  Node sizes are in pages: bytes of a node overflow an
+ * unsigned long on 32-bit.  Returns the node's free floor, in bp.
+ */
+static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
+					  const struct damon_tier_params *p,
+					  unsigned long now,
+					  unsigned long elapsed)
+{
+	struct damon_tier_pace *x = &damon_tier_paces[nid];
+	unsigned long up, tried_up, down, hot = 0, total, free, floor, room;
+	unsigned long want, fill_to;
+	unsigned long probe, cap, floor_bp;
+	struct damos_quota_goal *g;
+	struct sysinfo i;
+	struct damos *s;
+	int j;
+
+	damon_tier_moved(c, nid, &up, &tried_up, &down);
+	damos_node_meminfo(nid, &i);
+	if (!i.totalram)
+		return 0;
+	if (down) {
+		damon_tier_drain(nid, i.totalram / DAMON_TIER_PROBE_SHARE);
+		damos_node_meminfo(nid, &i);
+	}
+	total = i.totalram;
+	free = min(i.freeram, total);
+	floor = min(damon_tier_floor_pages(nid), total);
+	floor_bp = damos_node_mem_bp_of(total, floor, false);
+	/* quota_mb per quota_reset_interval_ms, for the time one pass took. */
+	cap = max_t(unsigned long, PAGE_SIZE,
+		    ALIGN_DOWN(mult_frac(p->quota_mb << 20,
+					 jiffies_to_msecs(elapsed),
+					 p->quota_reset_interval_ms),
+			       PAGE_SIZE));
+	probe = max_t(unsigned long, PAGE_SIZE,
+		      damon_tier_bytes(total / DAMON_TIER_PROBE_SHARE, cap));
+	/*
+	 * Promotion stops a probe above the floor, demotion starts below it:
+	 * allocations do not stop exactly where asked, and without the gap
+	 * the two would trade pages at the floor.
+	 */
+	fill_to = min(total, floor + (probe >> PAGE_SHIFT));
+	room = free > fill_to ? free - fill_to : 0;
+
+	for (j = 0; j < damon_tier_running_topo.nr_nodes; j++) {
+		const struct damon_tier_node *n =
+			&damon_tier_running_topo.nodes[j];
+
+		if (n->promote_to == nid)
+			hot += damon_tier_hot_bytes(c, n->start, n->end);
+	}
+	/*
+	 * An access rate is a moving sum over an aggregation interval: the
+	 * pages promoted within the last one still count below.
+	 */
+	x->promoted += up;
+	hot -= min(hot, x->promoted + x->promoted_last / 2);
+	/*
+	 * Promotion finds hot memory if one in DAMON_TIER_FAIL_CHARGE_DENOM
+	 * of the bytes it looked at moved, when it had room for them.
+	 */
+	if (tried_up)
+		x->finding = up >= tried_up / DAMON_TIER_FAIL_CHARGE_DENOM;
+	/* Whole pages: DAMOS splits a region where a quota ends. */
+	x->lead = ALIGN_DOWN(damon_tier_next_lead(x, up, down, hot, probe, cap,
+				now, usecs_to_jiffies(DAMON_TIER_APPLY_INTERVAL_US)),
+			     PAGE_SIZE);
+
+	/* Free pages demotion keeps: its goal, at least the floor, and a lead. */
+	want = min(total, mult_frac(total, max(p->target_free_bp, floor_bp),
+				    10000) + (x->lead >> PAGE_SHIFT));
+	damon_for_each_scheme(s, c) {
+		g = damon_tier_goal(s);
+		if (!g || g->nid != nid)
+			continue;
+		if (s->action == DAMOS_MIGRATE_HOT) {
+			g->target_value = min(p->target_used_bp,
+				damos_node_mem_bp_of(total, fill_to, true));
+			/*
+			 * While promotion finds hot pages, pages it finds
+			 * not young cost little of its quota; once it finds
+			 * none, it looks at no more than there is room for.
+			 */
+			s->quota.fail_charge_denom = x->finding ?
+				DAMON_TIER_FAIL_CHARGE_DENOM : 0;
+			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
+					    PAGE_SIZE, cap);
+		} else if (time_before(now, x->next_lead)) {
+			/* Backing off: demotion rests, its goal met. */
+			g->target_value = 1;
+			s->quota.sz = PAGE_SIZE;
+			x->asked = false;
+		} else {
+			g->target_value = max(1UL, damos_node_mem_bp_of(total,
+								want, false));
+			s->quota.sz = clamp(damon_tier_bytes(want > free ?
+							     want - free : 0,
+							     cap),
+					    PAGE_SIZE, cap);
+			x->asked = want > free;
+		}
+	}
+	return floor_bp;
+}
+
+/* Before each apply pass: pace every upper node's exchange. */
+static void damon_tier_pace(struct damon_ctx *c)
+{
+	struct damon_tier_params *p = &damon_tier_running_params;
+	unsigned long now = jiffies, elapsed = now - damon_tier_last_pace;
+	unsigned long floor_bp = 0;
+	unsigned int backoff = 0;
+	int j;
+
+	if (elapsed < usecs_to_jiffies(DAMON_TIER_APPLY_INTERVAL_US))
+		return;
+	damon_tier_last_pace = now;
+	for (j = 0; j < damon_tier_running_topo.nr_nodes; j++) {
+		const struct damon_tier_node *n =
+			&damon_tier_running_topo.nodes[j];
+
+		if (n->demote_to == NUMA_NO_NODE)
+			continue;
+		floor_bp = max(floor_bp, damon_tier_pace_node(c, n->nid, p, now,
+							      min(elapsed, HZ)));
+		backoff = max(backoff, damon_tier_paces[n->nid].backoff);
+	}
+	WRITE_ONCE(free_floor_bp, floor_bp);
+	WRITE_ONCE(backoff_ms, backoff ? (DAMON_TIER_APPLY_INTERVAL_US /
+					  USEC_PER_MSEC) << backoff : 0);
+}
+
 /* Count what the schemes moved and left alone; show the intervals in use. */
 static int damon_tier_after_sampling(struct damon_ctx *c)
 {
@@ -570,6 +1005,7 @@ static int damon_tier_after_sampling(struct damon_ctx *c)
 	}
 	WRITE_ONCE(sample_interval_us, c->attrs.sample_interval);
 	WRITE_ONCE(aggr_interval_us, c->attrs.aggr_interval);
+	damon_tier_pace(c);
 	return 0;
 }
 
@@ -579,11 +1015,16 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 	struct damon_target *t;
 	unsigned long nr = 0;
 	bool commit, check;
-	int err;
+	int err, nid;
 
 	damon_for_each_target(t, c)
 		nr += damon_nr_regions(t);
 	WRITE_ONCE(nr_regions, nr);
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		damon_tier_paces[nid].promoted_last =
+			damon_tier_paces[nid].promoted;
+		damon_tier_paces[nid].promoted = 0;
+	}
 
 	mutex_lock(&damon_tier_commit_lock);
 	p = damon_tier_committed;
@@ -670,9 +1111,12 @@ static int damon_tier_turn(bool on)
 	 * count from what they have done so far.
 	 */
 	memset(damon_tier_last_stat, 0, sizeof(damon_tier_last_stat));
+	memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
+	damon_tier_last_pace = 0;
 	damon_for_each_scheme(s, ctx) {
 		if (i >= DAMON_TIER_MAX_SCHEMES)
 			break;
+		damon_tier_pace_stat[i] = s->stat;
 		damon_tier_last_stat[i++] = s->stat;
 	}
 	return damon_start(&ctx, 1, true);

@@ -44,6 +44,7 @@ struct damon_tier_topo {
  * @quota_mb:			quota per scheme and interval, MiB
  * @quota_reset_interval_ms:	quota interval, ms
  * @respect_placement:		keep memory policies, cpusets and mlock
+ * @goal_tuner:			the schemes' quota goal tuner
  * @attrs:			monitoring attributes, intervals goal included
  */
 struct damon_tier_params {
@@ -52,7 +53,31 @@ struct damon_tier_params {
 	unsigned long quota_mb;
 	unsigned long quota_reset_interval_ms;
 	bool respect_placement;
+	enum damos_quota_goal_tuner goal_tuner;
 	struct damon_attrs attrs;
+};
+
+/**
+ * struct damon_tier_pace - exchange state of one upper node
+ * @lead:	bytes demotion keeps free above its goal for promotion
+ * @backoff:	passes in a row that asked demotion for room it could not make
+ * @next_lead:	jiffies before which no lead is kept, after such passes
+ * @promoted:	bytes promoted into the node in this aggregation interval
+ * @promoted_last: bytes promoted into the node in the last one
+ * @finding:	whether promotion found something to move when it last had
+ *		room
+ * @asked:	whether the last pass asked demotion for room
+ *
+ * Only the kdamond uses it, before each apply pass.
+ */
+struct damon_tier_pace {
+	unsigned long lead;
+	unsigned int backoff;
+	unsigned long next_lead;
+	unsigned long promoted;
+	unsigned long promoted_last;
+	bool finding;
+	bool asked;
 };
 
 bool damon_tier_params_valid(const struct damon_tier_params *p);
@@ -60,5 +85,10 @@ void damon_tier_read_topo(struct damon_tier_topo *topo);
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
 		     const struct damon_tier_params *p);
+unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
+				   unsigned long up, unsigned long down,
+				   unsigned long hot, unsigned long probe,
+				   unsigned long cap, unsigned long now,
+				   unsigned long pass);
 
 #endif /* _MM_DAMON_TIER_H */

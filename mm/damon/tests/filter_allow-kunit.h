@@ -97,6 +97,7 @@ static void damos_test_core_filters_reject(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 
 	/* No filter: nothing rejected. */
+	damos_set_filters_default_reject(s);
 	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, out, s));
 
 	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
@@ -104,6 +105,7 @@ static void damos_test_core_filters_reject(struct kunit *test)
 	f->addr_range.start = 0x100000;
 	f->addr_range.end = 0x200000;
 	damos_add_filter(s, f);
+	damos_set_filters_default_reject(s);
 	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, in, s));
 	KUNIT_EXPECT_TRUE(test, damos_core_filters_reject(c, t, out, s));
 	/* Cut by the boundary: kept (apply time splits it), and not split. */
@@ -113,6 +115,7 @@ static void damos_test_core_filters_reject(struct kunit *test)
 	/* The same range as an allow filter: the rest is rejected as well. */
 	f->matching = true;
 	f->allow = true;
+	damos_set_filters_default_reject(s);
 	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, in, s));
 	KUNIT_EXPECT_TRUE(test, damos_core_filters_reject(c, t, out, s));
 
@@ -146,6 +149,7 @@ static void damos_test_filters_two_layers(struct kunit *test)
 	damos_test_add(test, s, DAMOS_FILTER_TYPE_ADDR, true);
 	addr = list_first_entry(&s->filters, struct damos_filter, list);
 	damos_test_add(test, s, DAMOS_FILTER_TYPE_YOUNG, false);
+	damos_set_filters_default_reject(s);
 
 	/* In R: allowed by the core, the young filter is not consulted. */
 	KUNIT_EXPECT_FALSE(test, damos_core_filters_verdict(s, addr));
@@ -158,6 +162,7 @@ static void damos_test_filters_two_layers(struct kunit *test)
 	/* [addr reject R, young allow]: R is out whatever the page is. */
 	addr->allow = false;
 	list_last_entry(&s->filters, struct damos_filter, list)->allow = true;
+	damos_set_filters_default_reject(s);
 	KUNIT_EXPECT_TRUE(test, damos_core_filters_verdict(s, addr));
 	KUNIT_EXPECT_FALSE(test, s->core_filters_allowed);
 	/* Outside R: young pages allowed, the others rejected. */
@@ -170,7 +175,34 @@ static void damos_test_filters_two_layers(struct kunit *test)
 			     NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	damos_test_add(test, s, DAMOS_FILTER_TYPE_ADDR, true);
+	damos_set_filters_default_reject(s);
 	KUNIT_EXPECT_TRUE(test, damos_core_filters_verdict(s, NULL));
+	damon_destroy_scheme(s);
+}
+
+/*
+ * The default verdicts are those of the filters as committed: paddr's
+ * pageout appends a young reject filter for its own use, which must not
+ * turn [anon allow] into "allow what no filter matched" (file pages
+ * would then be paged out).
+ */
+static void damos_test_filters_default_reject_kept(struct kunit *test)
+{
+	struct damos_access_pattern pattern = {};
+	struct damos_quota quota = {};
+	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
+	struct damos *s;
+
+	s = damon_new_scheme(&pattern, DAMOS_PAGEOUT, 0, &quota, &wmarks,
+			     NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	damos_test_add(test, s, DAMOS_FILTER_TYPE_ANON, true);
+	damos_set_filters_default_reject(s);
+	KUNIT_EXPECT_TRUE(test, s->ops_filters_default_reject);
+	KUNIT_EXPECT_FALSE(test, s->core_filters_default_reject);
+	/* What damon_pa_pageout() does: the verdict stays. */
+	damos_test_add(test, s, DAMOS_FILTER_TYPE_YOUNG, false);
+	KUNIT_EXPECT_TRUE(test, s->ops_filters_default_reject);
 	damon_destroy_scheme(s);
 }
 
@@ -179,6 +211,7 @@ static struct kunit_case damos_filter_allow_test_cases[] = {
 	KUNIT_CASE(damos_test_filters_default_reject),
 	KUNIT_CASE(damos_test_core_filters_reject),
 	KUNIT_CASE(damos_test_filter_for_ops),
+	KUNIT_CASE(damos_test_filters_default_reject_kept),
 	{},
 };
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests of DAMON_TIER: schemes built for 2-tier, 3-tier and flat
- * layouts, and parameter validation.  The exchange tuner that paces the
- * schemes has its own tests (goal_tuner_exchange-kunit.h).
+ * layouts, parameter validation, and the lead that paces an exchange.
  */
 #ifdef CONFIG_DAMON_TIER_KUNIT_TEST
 
@@ -17,6 +16,7 @@ static const struct damon_tier_params damon_tier_test_params = {
 	.quota_mb = 200,
 	.quota_reset_interval_ms = 1000,
 	.respect_placement = true,
+	.goal_tuner = DAMOS_QUOTA_GOAL_TUNER_TEMPORAL,
 	.attrs = {
 		.sample_interval = 5000,
 		.aggr_interval = 100000,
@@ -74,13 +74,17 @@ static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
 			hot ? DAMOS_MIGRATE_HOT : DAMOS_MIGRATE_COLD);
 	KUNIT_EXPECT_EQ(test, s->target_nid, dest);
 	KUNIT_EXPECT_EQ(test, s->quota.sz, 200UL << 20);
-	KUNIT_EXPECT_EQ(test, s->quota.reset_interval, 1000);
-	/* Tuned by the exchange tuner, paced per 100 ms pass. */
+	/* On the temporal tuner, a window per 100 ms pass. */
+	KUNIT_EXPECT_EQ(test, s->quota.reset_interval, 50);
 	KUNIT_EXPECT_EQ(test, s->quota.goal_tuner,
-			DAMOS_QUOTA_GOAL_TUNER_EXCHANGE);
+			DAMOS_QUOTA_GOAL_TUNER_TEMPORAL);
 	KUNIT_EXPECT_EQ(test, s->apply_interval_us, 100000);
 	KUNIT_EXPECT_FALSE(test, s->ignore_placement);
-	/* Ranked by access frequency, never by age (reset by each look). */
+	/* Failed bytes cost 1/16 of the quota. */
+	KUNIT_EXPECT_EQ(test, s->quota.fail_charge_num, 1);
+	KUNIT_EXPECT_EQ(test, s->quota.fail_charge_denom,
+			DAMON_TIER_FAIL_CHARGE_DENOM);
+	/* Ranked by access frequency, not by age. */
 	KUNIT_EXPECT_GT(test, s->quota.weight_nr_accesses, 0);
 	KUNIT_EXPECT_EQ(test, s->quota.weight_age, 0);
 	KUNIT_EXPECT_EQ(test, s->quota.weight_sz, 0);
@@ -261,12 +265,101 @@ static void damon_tier_test_read_topo(struct kunit *test)
 	}
 }
 
+/*
+ * The lead: twice what promotion moved plus a probe, at most
+ * DAMON_TIER_LEAD_PROBES probes (up to four times that while DAMON sees
+ * that much hot memory below) and the pass's cap.
+ */
+static void damon_tier_test_lead_follows_promotion(struct kunit *test)
+{
+	struct damon_tier_pace x = {};
+	const unsigned long probe = 1 << 20, cap = 40 << 20;
+
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 1 << 20, 0, 0, probe,
+						   cap, 1000, 10),
+			3UL << 20);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 3 << 20, 0, 20 << 20,
+						   probe, cap, 1000, 10),
+			7UL << 20);
+	/* Up to four times as far while DAMON sees that much hot below. */
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 10 << 20, 0, 100 << 20,
+						   probe, cap, 1000, 10),
+			4 * DAMON_TIER_LEAD_PROBES * probe);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 10 << 20, 0, 9 << 20,
+						   probe, cap, 1000, 10),
+			9UL << 20);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 7 << 20, 1 << 20, 0,
+						   probe, cap, 1000, 10),
+			DAMON_TIER_LEAD_PROBES * probe);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 7 << 20, 0, 0, probe,
+						   2 << 20, 1000, 10),
+			2UL << 20);
+	KUNIT_EXPECT_EQ(test, x.backoff, 0U);
+}
+
+/* Nothing moved: a little room while accessed memory shows, else none. */
+static void damon_tier_test_lead_ready(struct kunit *test)
+{
+	struct damon_tier_pace x = {};
+	const unsigned long probe = 1 << 20;
+
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe,
+						   40 << 20, 1000, 10),
+			DAMON_TIER_READY_PROBES * probe);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 0, probe,
+						   40 << 20, 1000, 10), 0UL);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe,
+						   probe, 1000, 10), probe);
+}
+
+/*
+ * Room asked for and not made backs off for 2, 4, ... passes, at most
+ * 2^DAMON_TIER_MAX_BACKOFF; anything moving ends it.
+ */
+static void damon_tier_test_lead_backs_off(struct kunit *test)
+{
+	struct damon_tier_pace x = {};
+	const unsigned long probe = 1 << 20, cap = 40 << 20, pass = 10;
+	unsigned long now = 1000;
+	int i;
+
+	x.asked = true;
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
+						   now, pass), 0UL);
+	KUNIT_EXPECT_EQ(test, x.backoff, 1U);
+	KUNIT_EXPECT_EQ(test, x.next_lead, now + 2 * pass);
+	/* Still backing off, and asking nothing: no lead, no more backoff. */
+	x.asked = false;
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
+						   now + pass, pass), 0UL);
+	KUNIT_EXPECT_EQ(test, x.backoff, 1U);
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
+						   now + 2 * pass, pass),
+			DAMON_TIER_READY_PROBES * probe);
+	for (i = 0; i < DAMON_TIER_MAX_BACKOFF + 3; i++) {
+		x.asked = true;
+		damon_tier_next_lead(&x, 0, 0, 1, probe, cap, now, pass);
+	}
+	KUNIT_EXPECT_EQ(test, x.backoff, (unsigned int)DAMON_TIER_MAX_BACKOFF);
+	KUNIT_EXPECT_EQ(test, x.next_lead,
+			now + (pass << DAMON_TIER_MAX_BACKOFF));
+	/* Demotion made room: the lead is back at once. */
+	x.asked = true;
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 1 << 20, 1, probe,
+						   cap, now, pass),
+			DAMON_TIER_READY_PROBES * probe);
+	KUNIT_EXPECT_EQ(test, x.backoff, 0U);
+}
+
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_flat),
 	KUNIT_CASE(damon_tier_test_bad_params),
 	KUNIT_CASE(damon_tier_test_read_topo),
+	KUNIT_CASE(damon_tier_test_lead_follows_promotion),
+	KUNIT_CASE(damon_tier_test_lead_ready),
+	KUNIT_CASE(damon_tier_test_lead_backs_off),
 	{},
 };
 

@@ -353,31 +353,20 @@ def test_policy_derived_three_tiers(tmp_path):
     assert all(scheme_of(kd)[1]["quotas"]["sz_bytes"] == 50 << 20 for kd in pol["kdamonds"])
 
 
-def test_policy_exchange(tmp_path):
+def test_policy_tuner(tmp_path):
     three_tier(str(tmp_path))
-    pol, _ = policy(tmp_path, "--exchange", "-g")
-    kd, = pol["kdamonds"]
-    ctx, = kd["contexts"]
-    assert ctx["targets"][0]["regions"] == [
-        {"start": 0, "end": 2 * BLOCK}, {"start": 8 * BLOCK, "end": 10 * BLOCK},
-        {"start": 16 * BLOCK, "end": 18 * BLOCK}]
-    assert ctx["intervals"]["intervals_goal"] == {"access_bp": 2000, "aggrs": 3,
-                                                  "min_sample_us": 5000,
-                                                  "max_sample_us": 200000}
-    assert ctx["nr_regions"] == {"min": 10, "max": 200}
-    got = [(s["action"], s["target_nid"], s["quotas"]["goals"][0]["nid"],
-            s["filters"][0]["address_range"]["start"]) for s in ctx["schemes"]]
-    assert got == [("migrate_cold", 1, 0, 0), ("migrate_cold", 2, 1, 8 * BLOCK),
-                   ("migrate_hot", 0, 0, 8 * BLOCK), ("migrate_hot", 0, 0, 16 * BLOCK)]
-    for s in ctx["schemes"]:
-        hot = s["action"] == "migrate_hot"
-        assert s["quotas"]["goal_tuner"] == "exchange"
-        assert s["apply_interval_us"] == 100000
-        assert s["filters"][0]["filter_type"] == "addr"
-        assert not s["filters"][0]["matching"] and not s["filters"][0]["allow"]
-        assert s["filters"][-1] == {"filter_type": "young", "matching": True, "allow": hot}
-        assert s["access_pattern"]["nr_accesses"] == (
-            {"min": "5%", "max": "100%"} if hot else {"min": "0%", "max": "10%"})
+    pol, _ = policy(tmp_path, "--tuner", "temporal", "-g")
+    assert len(pol["kdamonds"]) == 4
+    assert [scheme_of(kd)[1]["quotas"]["goal_tuner"] for kd in pol["kdamonds"]] == \
+        ["temporal"] * 4
+    pol, _ = policy(tmp_path, "--tuner", "consist", "-g")
+    assert {scheme_of(kd)[1]["quotas"]["goal_tuner"] for kd in pol["kdamonds"]} == {"consist"}
+    # Without --tuner the kernel's default applies: no goal_tuner key.
+    pol, _ = policy(tmp_path, "-g")
+    assert all("goal_tuner" not in scheme_of(kd)[1]["quotas"] for kd in pol["kdamonds"])
+    for bad in ("exchange", "Temporal", ""):
+        p = run(tmp_path, "damo-policy", "-g", "--tuner", bad)
+        assert p.returncode == 2 and "--tuner" in p.stderr and not p.stdout
 
 
 def test_policy_stdout(tmp_path):

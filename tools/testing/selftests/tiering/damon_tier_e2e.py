@@ -1,24 +1,43 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""End-to-end capacity expansion with DAMON_TIER.
+"""End-to-end capacity expansion with DAMON_TIER, on the kernel's defaults.
 
-Fills the top-tier node with cold data until it is nearly full, puts a hot
-working set on the lowest-tier node and keeps touching it, then enables
-damon_tier and asserts, with move_pages(2) page counts, that:
-  - at least 90% of the hot set reaches the top-tier node within the limit;
-  - the top-tier node's free memory settles near target_free_bp;
-  - the data of both sets is intact after the migrations (checksums);
+Fills the top-tier node with cold data until 3% of it is free, puts a hot
+working set on a node of the lowest tier and keeps touching it, then
+enables damon_tier and asserts, with move_pages(2) page counts, that:
+  - at least 90% of the hot set reaches the top-tier node within --limit
+    seconds (--min-share lowers that for hot pages the monitor sees
+    rarely) and stays there;
+  - the top node's free memory settles in a band around its goal: from
+    the free floor damon_tier reports (free_floor_bp: what the kernel's
+    watermarks keep free) less 0.3 pp, to the larger of target_free_bp
+    and that floor plus 1 pp.  The 3% free of the start is outside it;
+  - the data of every set is intact after the migrations (checksums);
   - bytes_promoted/bytes_demoted report the migrations.
 
-  damon_tier_e2e.py [--hot-mb N] [--limit S] [--toggle N] [--no-tlb-flush]
-                    [--tlb-flush-ms MS] [--hot-node N]
---toggle N instead enables/disables damon_tier N times while the workload
-runs and checks that nothing breaks.  --no-tlb-flush runs the hot set
-without its TLB flush per pass: its accessed bits are then set only on TLB
-misses, as on hardware whose TLB reach covers it (see tier_workload.c).
+Kernel sysctls stay at their boot values (kernel.numa_balancing is 1, so
+NUMA balancing runs beside damon_tier); transparent huge pages are set to
+"never", which the workload does not use, and which gives this VM the
+kernel's own min_free_kbytes instead of the one THP raises.
+
+  damon_tier_e2e.py [--hot-mb N] [--limit S] [--settle S] [--toggle N]
+                    [--no-tlb-flush] [--tlb-flush-ms MS] [--hot-node N]
+                    [--min-share F] [--change S] [--unreachable]
+
+--toggle N enables/disables damon_tier N times while the workload runs
+and checks that nothing breaks.  --no-tlb-flush runs the hot set without
+its TLB flush per pass: its accessed bits are then set only on TLB misses,
+as on hardware whose TLB reach covers it (see tier_workload.c);
 --tlb-flush-ms MS flushes it at most once per MS milliseconds instead.
---hot-node puts the hot set on another node than the first one of the
-lowest tier, e.g. the second of two identical CXL nodes.
+--hot-node puts the hot set on another node than the last one of the
+lowest tier.  --change S runs two hot sets on that node, A for S seconds,
+then B, and asserts the 90% for B within --limit seconds of the change and
+that A made room for it.  --unreachable mlocks the cold filler, which
+damon_tier never demotes, so that the hot set cannot come up beyond the
+top node's free memory: it asserts that damon_tier backs off (backoff_ms
+becomes non-zero), that its kdamond uses at most 10% of a CPU over the
+last 30 s, that it left mlocked memory where it was (bytes_skipped_mlock),
+and that no data is lost.
 """
 import argparse
 import os
@@ -30,22 +49,21 @@ import time
 import tiering_util
 
 PARAMS = "/sys/module/damon_tier/parameters"
-HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOAD = os.environ.get("TIER_WORKLOAD",
-                          os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload"))
+                          os.path.join(os.environ.get("BUILD", ""),
+                                       "kselftest/tiering/tier_workload"))
 
-
-def read(path):
-    with open(path) as f:
-        return f.read().strip()
+expect = tiering_util.expect
+read = tiering_util.read_file
+node_mem = tiering_util.node_mem
 
 
 def param(name, val=None):
     path = os.path.join(PARAMS, name)
     if val is None:
         return read(path)
-    with open(path, "w") as f:
-        f.write(val)
+    tiering_util.must_write(path, val)
+    return None
 
 
 def tiers():
@@ -63,24 +81,101 @@ def tiers():
     return out
 
 
-node_mem = tiering_util.node_mem
-
-
-def damon_regions():
-    """Regions DAMON_TIER monitors, as of its last aggregation."""
-    return int(param("nr_regions"))
-
-
 # At most max_nr_regions, plus a few transient splits per scheme (quotas,
 # address filters).  Far more means runaway splitting.
 def max_regions():
     return int(param("max_nr_regions")) + 100
 
 
-def wait_ready(proc, what):
-    line = proc.stdout.readline()
-    if line.strip() != "ready":
-        raise RuntimeError("%s did not start: %r" % (what, line))
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def parse(line):
+    """(label, residency counts, total, other set's counts) of a report."""
+    m = re.match(r"t=\S+( set=(\w))?(.*?) total=(\d+) passes=\d+( other(.*) total=\d+)?$",
+                 line.strip())
+    if not m:
+        return None
+
+    def counts(s):
+        return dict((int(k[4:]), int(v)) for k, v in (kv.split("=") for kv in s.split()))
+    return (m.group(2) or "A", counts(m.group(3)), int(m.group(4)),
+            counts(m.group(6)) if m.group(5) else None)
+
+
+def toggle(a):
+    pids = set()
+    for _ in range(a.toggle):
+        param("enabled", "Y")
+        pids.add(param("kdamond_pid"))
+        param("enabled", "N")
+        expect(param("kdamond_pid") == "-1", "kdamond_pid is -1 after disable")
+    print("toggled %d times, %d distinct kdamond pids" % (a.toggle, len(pids)))
+    expect("-1" not in pids, "kdamond_pid was never -1 while enabled")
+    param("enabled", "Y")
+    time.sleep(3)
+    expect(param("enabled") == "Y" and int(param("kdamond_pid")) > 0,
+           "damon_tier runs after the toggling")
+    param("enabled", "N")
+    expect(int(param("nr_regions")) == 0, "nr_regions is 0 after disable")
+
+
+def run(a, top, hot):
+    """Enable damon_tier and follow the hot set; assert what was asked."""
+    t0 = time.time()
+    param("enabled", "Y")
+    pid = int(param("kdamond_pid"))
+    print("damon_tier enabled, kdamond %d, %s schemes" % (pid, param("nr_schemes")))
+    total, _ = node_mem(top)
+    phase_start, reached, fell, share = 0.0, None, False, 0.0
+    frees, cpu, backoff, other_start, other_end = [], [], 0, None, None
+    label_seen = "A"
+    for line in hot.stdout:
+        r = parse(line)
+        if not r:
+            continue
+        label, counts, npages, other = r
+        el = time.time() - t0
+        if label != label_seen:
+            # The pattern changed: B is hot now, A is not.
+            print("90%% of A on node%d after %s" % (
+                top, "%.1fs" % reached if reached is not None else "never"))
+            expect(reached is not None, "90%% of A on node%d within %ds" % (top, a.limit))
+            label_seen, phase_start, reached, fell, frees = label, el, None, False, []
+            other_start = other.get(top, 0) / npages if other else None
+        share = counts.get(top, 0) / npages
+        if other is not None:
+            other_end = other.get(top, 0) / npages
+        _, free = node_mem(top)
+        free_bp = free * 10000 // total
+        regions = int(param("nr_regions"))
+        backoff = max(backoff, int(param("backoff_ms")))
+        cpu.append((el, cpu_seconds(pid)))
+        print("t=%5.1fs set %s on node%d: %5.1f%%  node%d free %5.2f%% (floor %.2f%%)  "
+              "promoted %s MiB  demoted %s MiB  regions %d  backoff %s ms"
+              % (el, label, top, share * 100, top, free_bp / 100,
+                 int(param("free_floor_bp")) / 100, int(param("bytes_promoted")) >> 20,
+                 int(param("bytes_demoted")) >> 20, regions, param("backoff_ms")))
+        if regions > max_regions():
+            expect(False, "%d regions, more than max_nr_regions allows" % regions)
+            break
+        if reached is None and share >= a.min_share:
+            reached = el - phase_start
+        elif reached is not None and share < a.min_share:
+            fell = True
+        if reached is not None or a.unreachable:
+            frees.append(free_bp)
+        if a.unreachable and el >= a.limit:
+            break
+        if reached is not None and el - phase_start - reached >= a.settle and \
+                (label == "B" or not a.change):
+            break
+        if reached is None and el - phase_start > a.limit:
+            break
+    return reached, fell, share, frees, cpu, backoff, other_start, other_end
 
 
 def main():
@@ -92,6 +187,9 @@ def main():
     ap.add_argument("--no-tlb-flush", action="store_true")
     ap.add_argument("--tlb-flush-ms", type=int)
     ap.add_argument("--hot-node", type=int)
+    ap.add_argument("--min-share", type=float, default=0.9)
+    ap.add_argument("--change", type=float)
+    ap.add_argument("--unreachable", action="store_true")
     a = ap.parse_args()
     if a.no_tlb_flush:
         os.environ["TIER_WORKLOAD_NO_TLB_FLUSH"] = "1"
@@ -105,130 +203,39 @@ def main():
     if len(t) < 2:
         print("needs two memory tiers")
         return 1
-    top, bottom = t[0][0], t[-1][0] if a.hot_node is None else a.hot_node
-    with open("/sys/kernel/mm/transparent_hugepage/enabled", "w") as f:
-        f.write("never")
-    # THP raised min_free_kbytes to ~45 MiB at boot, which on a 700 MiB VM
-    # node puts the low watermark at ~3% free: no migration could then
-    # fill the node past ~97%, far from the 99.7% target.  Use a watermark
-    # in the proportion of a real machine (< 0.3% of the node).
-    saved_min_free = read("/proc/sys/vm/min_free_kbytes")
-    # NUMA balancing (on by default here) would move the hot set too: off,
-    # so that what is measured is damon_tier's doing.
-    saved_nb = read("/proc/sys/kernel/numa_balancing")
-    with open("/proc/sys/kernel/numa_balancing", "w") as f:
-        f.write("0")
-    with open("/proc/sys/vm/min_free_kbytes", "w") as f:
-        f.write("2048")
+    top = t[0][0]
+    low = max(t[-1]) if a.hot_node is None else a.hot_node
+    tiering_util.must_write("/sys/kernel/mm/transparent_hugepage/enabled", "never")
+    print("sysctls at boot values: min_free_kbytes %s, watermark_boost_factor %s, "
+          "numa_balancing %s" % tuple(read("/proc/sys/" + k) for k in (
+              "vm/min_free_kbytes", "vm/watermark_boost_factor", "kernel/numa_balancing")))
     target_free_bp = int(param("target_free_bp"))
 
     total, free = node_mem(top)
-    # Leave 2% of the top node free: promotion then needs demotion.
-    cold_mb = max(16, (free - total * 2 // 100) // 1024)
-    print("node%d: %d MiB total, %d MiB free; cold filler %d MiB, hot set %d MiB on node%d"
-          % (top, total // 1024, free // 1024, cold_mb, a.hot_mb, bottom))
+    cold_mb = max(16, (free - total * 3 // 100) // 1024)
+    hot_mb = a.hot_mb
+    cold_env = dict(os.environ)
+    if a.unreachable:
+        cold_env["TIER_WORKLOAD_MLOCK"] = "1"
+    print("node%d: %d MiB total, %d MiB free; cold filler %d MiB%s, hot set %d MiB on node%d"
+          % (top, total // 1024, free // 1024, cold_mb, " mlocked" if a.unreachable else "",
+             hot_mb, low))
     cold = subprocess.Popen([WORKLOAD, "cold", str(cold_mb), str(top)],
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True, env=cold_env)
     hot = None
-    failures = 0
     try:
-        wait_ready(cold, "cold filler")
-        run_for = a.limit + a.settle + 30 if not a.toggle else a.limit
-        hot = subprocess.Popen([WORKLOAD, "hot", str(a.hot_mb), str(bottom), str(run_for)],
-                               stdout=subprocess.PIPE, text=True)
-        wait_ready(hot, "hot set")
-        if a.toggle:
-            before = damon_regions()
-            pids = set()
-            for i in range(a.toggle):
-                param("enabled", "Y")
-                pids.add(param("kdamond_pid"))
-                param("enabled", "N")
-                if param("kdamond_pid") != "-1":
-                    print("FAIL: kdamond_pid not -1 after disable")
-                    failures += 1
-            print("toggled %d times, %d distinct kdamond pids" % (a.toggle, len(pids)))
-            if "-1" in pids:
-                print("FAIL: enabled but kdamond_pid was -1")
-                failures += 1
-            param("enabled", "Y")
-            time.sleep(3)
-            if param("enabled") != "Y" or int(param("kdamond_pid")) <= 0:
-                print("FAIL: damon_tier not running after the toggling")
-                failures += 1
-            param("enabled", "N")
-            after = damon_regions()
-            print("regions: %d before, %d after" % (before, after))
-            if after != 0:
-                print("FAIL: nr_regions %d after disable" % after)
-                failures += 1
+        expect(cold.stdout.readline().strip() == "ready", "cold filler placed")
+        run_for = a.limit + a.settle + 30
+        if a.change:
+            args = ["change", str(hot_mb), str(low), str(a.change), str(run_for)]
         else:
-            t0 = time.time()
-            param("enabled", "Y")
-            print("damon_tier enabled, kdamond %s, %s schemes"
-                  % (param("kdamond_pid"), param("nr_schemes")))
-            reached = None
-            residency = 0.0
-            frees = []
-            for line in hot.stdout:
-                m = re.match(r"t=\S+ (.*) total=(\d+)", line)
-                if not m:
-                    continue
-                counts = dict((int(k[4:]), int(v)) for k, v in
-                              (kv.split("=") for kv in m.group(1).split()))
-                residency = counts.get(top, 0) / int(m.group(2))
-                el = time.time() - t0
-                _, free_now = node_mem(top)
-                free_bp = free_now * 10000 // total
-                regions = damon_regions()
-                print("t=%5.1fs hot on node%d: %5.1f%%  node%d free %5.2f%%  promoted %s MiB  demoted %s MiB  regions %s"
-                      % (el, top, residency * 100, top, free_bp / 100,
-                         int(param("bytes_promoted")) >> 20, int(param("bytes_demoted")) >> 20,
-                         regions))
-                if regions > max_regions():
-                    print("FAIL: %d regions, more than max_nr_regions allows" % regions)
-                    failures += 1
-                    break
-                if reached is None and residency >= 0.9:
-                    reached = el
-                if reached is not None:
-                    frees.append(free_bp)
-                if reached is not None and el - reached >= a.settle:
-                    break
-                if reached is None and el > a.limit:
-                    break
-            if reached is None:
-                print("FAIL: hot set residency %.1f%% < 90%% after %ds" % (residency * 100, a.limit))
-                failures += 1
-            else:
-                print("90%% of the hot set on node%d after %.1fs" % (top, reached))
-                if residency < 0.9:
-                    print("FAIL: residency fell to %.1f%% after reaching 90%%" % (residency * 100))
-                    failures += 1
-                settled = frees[len(frees) // 2:]
-                mean = sum(settled) / max(1, len(settled))
-                # Near the target: within 1.5 pp of target_free_bp.
-                print("node%d free once settled: mean %.2f%% (target %.2f%%)"
-                      % (top, mean / 100, target_free_bp / 100))
-                if abs(mean - target_free_bp) > 150:
-                    print("FAIL: node%d free memory did not settle near the target" % top)
-                    failures += 1
-            if int(param("bytes_promoted")) < a.hot_mb * 0.9 * (1 << 20) * 0.5:
-                print("FAIL: bytes_promoted %s is too low" % param("bytes_promoted"))
-                failures += 1
-            moved = int(param("bytes_promoted")) + int(param("bytes_demoted"))
-            param("enabled", "N")
-            # The statistics restart at 0: re-enabling keeps the committed
-            # schemes, whose sz_applied still holds the first run's bytes.
-            param("enabled", "Y")
-            time.sleep(1)
-            again = int(param("bytes_promoted")) + int(param("bytes_demoted"))
-            param("enabled", "N")
-            print("moved %d MiB in the run, %d MiB in 1 s after re-enabling"
-                  % (moved >> 20, again >> 20))
-            if moved >= 32 << 20 and again >= moved // 2:
-                print("FAIL: re-enabling carried the last run's bytes over")
-                failures += 1
+            args = ["hot", str(hot_mb), str(low), str(run_for)]
+        hot = subprocess.Popen([WORKLOAD] + args, stdout=subprocess.PIPE, text=True)
+        expect(hot.stdout.readline().strip() == "ready", "hot set placed")
+        if a.toggle:
+            toggle(a)
+        else:
+            check_run(a, top, hot, hot_mb, target_free_bp)
     finally:
         for p in (hot, cold):
             if p and p.poll() is None:
@@ -236,20 +243,66 @@ def main():
         for p, what in ((hot, "hot set"), (cold, "cold filler")):
             if not p:
                 continue
-            out, _ = p.communicate(timeout=120)
+            out = p.stdout.read()
+            p.wait(timeout=120)
             last = out.strip().splitlines()[-1] if out.strip() else ""
-            print("%s: %s" % (what, last))
-            if p.returncode != 0 or not last.startswith("intact"):
-                print("FAIL: %s data check failed (rc %d)" % (what, p.returncode))
-                failures += 1
+            expect(p.returncode == 0 and last.startswith("intact"),
+                   "%s data intact (%s)" % (what, last))
         if param("enabled") == "Y":
             param("enabled", "N")
-        with open("/proc/sys/vm/min_free_kbytes", "w") as f:
-            f.write(saved_min_free)
-        with open("/proc/sys/kernel/numa_balancing", "w") as f:
-            f.write(saved_nb)
-    print("%d failures" % failures)
-    return 1 if failures else 0
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
+
+
+def check_run(a, top, hot, hot_mb, target_free_bp):
+    """Run damon_tier on the placed sets and assert the outcome."""
+    reached, fell, share, frees, cpu, backoff, a_start, a_end = run(a, top, hot)
+    floor_bp = int(param("free_floor_bp"))
+    what = "B" if a.change else "the hot set"
+    if a.unreachable:
+        print("unreachable goal: %.1f%% of the hot set on node%d" % (share * 100, top))
+        expect(backoff > 0, "damon_tier backed off (backoff_ms reached %d)" % backoff)
+        last = [c for c in cpu if c[0] >= cpu[-1][0] - 30]
+        pct = 100 * (last[-1][1] - last[0][1]) / max(1, last[-1][0] - last[0][0])
+        expect(pct <= 10, "kdamond CPU over the last 30 s %.1f%% <= 10%%" % pct)
+        expect(int(param("bytes_skipped_mlock")) > 0,
+               "mlocked memory left in place (bytes_skipped_mlock %s)"
+               % param("bytes_skipped_mlock"))
+    else:
+        print("%d%% of %s on node%d after %s" % (
+            a.min_share * 100, what, top, "%.1fs" % reached if reached is not None
+            else "never"))
+        expect(reached is not None, "%d%% of %s on node%d within %ds (%.1f%% at the end)"
+               % (a.min_share * 100, what, top, a.limit, share * 100))
+        expect(not fell, "%s stayed at or above %d%% once there"
+               % (what, a.min_share * 100))
+        settled = frees[len(frees) // 2:]
+        if settled:
+            mean = sum(settled) / len(settled)
+            lo, hi = floor_bp - 30, max(target_free_bp, floor_bp) + 100
+            expect(lo <= mean <= hi,
+                   "node%d free once settled %.2f%% within [%.2f%%, %.2f%%] "
+                   "(target %.2f%%, floor %.2f%%)" % (
+                       top, mean / 100, lo / 100, hi / 100, target_free_bp / 100,
+                       floor_bp / 100))
+        if a.change and a_start is not None:
+            print("A on node%d: %.1f%% at the change, %.1f%% at the end" % (
+                top, a_start * 100, a_end * 100))
+            expect(a_end < a_start, "A, cold now, made room for B")
+        expect(int(param("bytes_promoted")) >= hot_mb * 0.5 * (1 << 20) * 0.5,
+               "bytes_promoted %s reports the promotion" % param("bytes_promoted"))
+    moved = int(param("bytes_promoted")) + int(param("bytes_demoted"))
+    param("enabled", "N")
+    # The statistics restart at 0: re-enabling keeps the committed
+    # schemes, whose sz_applied still holds the first run's bytes.
+    param("enabled", "Y")
+    time.sleep(1)
+    again = int(param("bytes_promoted")) + int(param("bytes_demoted"))
+    param("enabled", "N")
+    print("moved %d MiB in the run, %d MiB in 1 s after re-enabling"
+          % (moved >> 20, again >> 20))
+    expect(moved < 32 << 20 or again < moved // 2,
+           "re-enabling does not carry the last run's bytes over")
 
 
 if __name__ == "__main__":

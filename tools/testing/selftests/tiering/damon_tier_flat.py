@@ -33,7 +33,8 @@ def main():
         return 1
     defaults = {"target_used_bp": "9970", "target_free_bp": "50", "quota_mb": "200",
                 "quota_reset_interval_ms": "1000", "enabled": "N", "kdamond_pid": "-1",
-                "bytes_promoted": "0", "bytes_demoted": "0"}
+                "bytes_promoted": "0", "bytes_demoted": "0", "goal_tuner": "temporal",
+                "backoff_ms": "0"}
     for k, v in defaults.items():
         expect(read(k) == v, "%s defaults to %s" % (k, v))
     bad = {
@@ -51,6 +52,7 @@ def main():
         "intervals_goal_min_sample_us": ["x"],
         "intervals_goal_max_sample_us": ["-5"],
         "commit_inputs": ["maybe", "\n"],
+        "goal_tuner": ["exchange", "Temporal", "", "consist2", "1"],
     }
     for name, vals in bad.items():
         before = read(name)
@@ -71,11 +73,16 @@ def main():
         write(name, before)
     for name in ("kdamond_pid", "bytes_promoted", "bytes_demoted", "nr_schemes",
                  "nr_regions", "bytes_skipped_policy", "bytes_skipped_cpuset",
-                 "bytes_skipped_mlock", "sample_interval_us", "aggr_interval_us"):
+                 "bytes_skipped_mlock", "sample_interval_us", "aggr_interval_us",
+                 "free_floor_bp", "backoff_ms"):
         expect(write(name, "5") in (errno.EACCES, errno.EPERM), "%s is read-only" % name)
     expect(write("target_used_bp", "9900") == 0 and read("target_used_bp") == "9900",
            "target_used_bp accepts 9900")
     write("target_used_bp", "9970")
+    expect(write("goal_tuner", "consist") == 0 and read("goal_tuner") == "consist",
+           "goal_tuner accepts consist")
+    expect(write("goal_tuner", "temporal\n") == 0 and read("goal_tuner") == "temporal",
+           "goal_tuner accepts temporal")
 
     flat = len([d for d in os.listdir("/sys/devices/virtual/memory_tiering")
                 if re.match(r"memory_tier\d+$", d)]) == 1

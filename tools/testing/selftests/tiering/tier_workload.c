@@ -13,6 +13,13 @@
  *   tier_workload walk MB NODE REPS     time move_pages(2) queries over MB of
  *                                        placed memory; print the best of REPS
  *                                        as "walk_ns_per_page=<ns>"
+ *   tier_workload change MB NODE SA SB  two sets of MB each on NODE: touch A
+ *                                        for SA seconds, then B for SB seconds;
+ *                                        every second print the hot set's
+ *                                        report as above with "set=A" or
+ *                                        "set=B" after the time, then the
+ *                                        other set's counts after "other";
+ *                                        exit 0 if both are intact
  *
  * Pages hold a pattern derived from their index, so that a page migrated
  * with wrong contents is found.  Prints "ready" once the memory is placed.
@@ -85,29 +92,65 @@ static unsigned long check(char *buf, unsigned long npages, long psz)
 /* Passes over the hot set so far (reported, to tell a stalled toucher). */
 static unsigned long passes;
 
-static void report(char *buf, unsigned long npages, long psz, double t)
+/* Count the pages of @buf per node with move_pages(2); 0 or -1. */
+static int count_nodes(char *buf, unsigned long npages, long psz,
+		       unsigned long *count)
 {
-	static void **pages;
-	static int *status;
-	unsigned long count[MAX_NODES] = { 0 }, i;
-	int n;
+	void **pages = calloc(npages, sizeof(*pages));
+	int *status = calloc(npages, sizeof(*status));
+	unsigned long i;
+	int ret = -1;
 
-	if (!pages) {
-		pages = calloc(npages, sizeof(*pages));
-		status = calloc(npages, sizeof(*status));
-		for (i = 0; i < npages; i++)
-			pages[i] = buf + i * psz;
-	}
+	if (!pages || !status)
+		goto out;
+	for (i = 0; i < npages; i++)
+		pages[i] = buf + i * psz;
 	if (move_pages(0, npages, pages, NULL, status, 0))
-		return;
+		goto out;
+	memset(count, 0, MAX_NODES * sizeof(*count));
 	for (i = 0; i < npages; i++)
 		if (status[i] >= 0 && status[i] < MAX_NODES)
 			count[status[i]]++;
-	printf("t=%.1f", t);
+	ret = 0;
+out:
+	free(pages);
+	free(status);
+	return ret;
+}
+
+static void print_counts(const unsigned long *count)
+{
+	int n;
+
 	for (n = 0; n < MAX_NODES; n++)
 		if (count[n])
 			printf(" node%d=%lu", n, count[n]);
-	printf(" total=%lu passes=%lu\n", npages, passes);
+}
+
+/*
+ * One line per report: the hot set's pages per node, and in change mode
+ * (@label not NULL) the other set's after "other".
+ */
+static void report(char *buf, unsigned long npages, long psz, double t,
+		   const char *label, char *other)
+{
+	unsigned long count[MAX_NODES], ocount[MAX_NODES];
+
+	if (count_nodes(buf, npages, psz, count))
+		return;
+	if (other && count_nodes(other, npages, psz, ocount))
+		return;
+	printf("t=%.1f", t);
+	if (label)
+		printf(" set=%s", label);
+	print_counts(count);
+	printf(" total=%lu passes=%lu", npages, passes);
+	if (other) {
+		printf(" other");
+		print_counts(ocount);
+		printf(" total=%lu", npages);
+	}
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -198,41 +241,76 @@ static int place(char *buf, unsigned long len, int node, long psz,
 	return mbind(buf, len, MPOL_DEFAULT, NULL, 0, 0);
 }
 
+/* Read one word per page: keeps every page young.  Counts a pass. */
+static void touch(char *buf, unsigned long npages, long psz)
+{
+	unsigned long p;
+
+	for (p = 0; p < npages; p++)
+		if (__atomic_load_n((uint64_t *)(buf + p * psz),
+				    __ATOMIC_RELAXED) != pattern(p, 0))
+			fprintf(stderr, "page %lu corrupt\n", p);
+	passes++;
+}
+
+static char *map_placed(unsigned long npages, long psz, int node)
+{
+	char *buf = mmap(NULL, npages * psz, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *lock = getenv("TIER_WORKLOAD_MLOCK");
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	madvise(buf, npages * psz, MADV_NOHUGEPAGE);
+	if (place(buf, npages * psz, node, psz, npages))
+		return NULL;
+	if (lock && !strcmp(lock, "1") && mlock(buf, npages * psz))
+		return NULL;
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	unsigned long mb, npages, p, bad;
+	unsigned long mb, npages, bad;
 	const char *flush_ms = getenv("TIER_WORKLOAD_TLB_FLUSH_MS");
-	double start, last = 0, secs = 0, flushed = 0, flush_every;
-	int hot, node, flush_tlb = !getenv("TIER_WORKLOAD_NO_TLB_FLUSH");
-	const char *lock = getenv("TIER_WORKLOAD_MLOCK");
-	char *buf;
+	double start, last = 0, secs = 0, secs_b = 0, flushed = 0, flush_every;
+	int hot, change, node, flush_tlb = !getenv("TIER_WORKLOAD_NO_TLB_FLUSH");
+	char *buf, *set_b = NULL, *other = NULL, *cur;
+	const char *label = NULL;
 
 	if (argc < 4 || (strcmp(argv[1], "cold") && strcmp(argv[1], "hot") &&
-			 (strcmp(argv[1], "walk") || argc < 5))) {
+			 (strcmp(argv[1], "walk") || argc < 5) &&
+			 (strcmp(argv[1], "change") || argc < 6))) {
 		fprintf(stderr, "usage: %s cold MB NODE | hot MB NODE SECONDS\n",
 			argv[0]);
 		fprintf(stderr, "       %s walk MB NODE REPS\n", argv[0]);
+		fprintf(stderr, "       %s change MB NODE SECONDS_A SECONDS_B\n",
+			argv[0]);
 		return 2;
 	}
-	hot = !strcmp(argv[1], "hot");
+	change = !strcmp(argv[1], "change");
+	hot = change || !strcmp(argv[1], "hot");
 	mb = strtoul(argv[2], NULL, 0);
 	node = atoi(argv[3]);
 	if (hot)
 		secs = argc > 4 ? atof(argv[4]) : 60;
+	if (change)
+		secs_b = atof(argv[5]);
 	npages = (mb << 20) / psz;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 
-	buf = mmap(NULL, npages * psz, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	buf = map_placed(npages, psz, node);
+	if (!buf)
 		return 2;
-	madvise(buf, npages * psz, MADV_NOHUGEPAGE);
-	if (place(buf, npages * psz, node, psz, npages))
-		return 2;
-	if (lock && !strcmp(lock, "1") && mlock(buf, npages * psz))
-		return 2;
+	if (change) {
+		set_b = map_placed(npages, psz, node);
+		if (!set_b)
+			return 2;
+		other = set_b;
+		label = "A";
+	}
 	if (!strcmp(argv[1], "walk"))
 		return walk(buf, npages, psz, atoi(argv[4]));
 	printf("ready\n");
@@ -240,17 +318,19 @@ int main(int argc, char **argv)
 
 	flush_every = flush_ms ? atof(flush_ms) / 1000 : 0;
 	start = now();
+	cur = buf;
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		if (!hot) {
 			pause();
 			continue;
 		}
-		/* Read one word per page: keeps every page young. */
-		for (p = 0; p < npages; p++)
-			if (__atomic_load_n((uint64_t *)(buf + p * psz),
-					    __ATOMIC_RELAXED) != pattern(p, 0))
-				fprintf(stderr, "page %lu corrupt\n", p);
-		passes++;
+		if (change && cur == buf && now() - start >= secs) {
+			/* The hot set changes: B is touched from now on. */
+			cur = set_b;
+			other = buf;
+			label = "B";
+		}
+		touch(cur, npages, psz);
 		/*
 		 * Flush this range's TLB entries.  A real CPU's TLB holds a
 		 * small part of the set, so touching it sets the accessed
@@ -260,19 +340,22 @@ int main(int argc, char **argv)
 		 * anyway, and mprotect() would undo their PROT_NONE marks.
 		 */
 		if (flush_tlb && now() - flushed >= flush_every) {
-			if (mprotect(buf, npages * psz, PROT_READ) ||
-			    mprotect(buf, npages * psz, PROT_READ | PROT_WRITE))
+			if (mprotect(cur, npages * psz, PROT_READ) ||
+			    mprotect(cur, npages * psz, PROT_READ | PROT_WRITE))
 				return 2;
 			flushed = now();
 		}
 		if (now() - last >= 1.0) {
 			last = now();
-			report(buf, npages, psz, last - start);
+			report(cur, npages, psz, last - start, label, other);
 		}
-		if (now() - start >= secs)
+		if (now() - start >= secs + secs_b)
 			break;
 	}
 	bad = check(buf, npages, psz);
-	printf("%s: %lu of %lu pages corrupt\n", bad ? "FAIL" : "intact", bad, npages);
+	if (set_b)
+		bad += check(set_b, npages, psz);
+	printf("%s: %lu of %lu pages corrupt\n", bad ? "FAIL" : "intact", bad,
+	       change ? 2 * npages : npages);
 	return bad ? 1 : 0;
 }
