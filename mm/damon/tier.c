@@ -639,7 +639,6 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 /* At most 2^this passes between leads that move nothing. */
 #define DAMON_TIER_MAX_BACKOFF	6
 
-
 static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
 /* What each scheme had tried and moved at the last pacing. */
 static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
@@ -857,7 +856,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 {
 	struct damon_tier_pace *x = &damon_tier_paces[nid];
 	unsigned long up, tried_up, down, hot = 0, total, free, floor, room;
-	unsigned long want, fill_to;
+	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, cap, floor_bp;
 	struct damos_quota_goal *g;
 	struct sysinfo i;
@@ -912,9 +911,9 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	if (tried_up)
 		x->finding = up >= tried_up / DAMON_TIER_FAIL_CHARGE_DENOM;
 	/* Whole pages: DAMOS splits a region where a quota ends. */
-	x->lead = ALIGN_DOWN(damon_tier_next_lead(x, up, down, hot, probe, cap,
-				now, usecs_to_jiffies(DAMON_TIER_APPLY_INTERVAL_US)),
-			     PAGE_SIZE);
+	lead = damon_tier_next_lead(x, up, down, hot, probe, cap, now,
+				    usecs_to_jiffies(DAMON_TIER_APPLY_INTERVAL_US));
+	x->lead = ALIGN_DOWN(lead, PAGE_SIZE);
 
 	/* Free pages demotion keeps: its goal, at least the floor, and a lead. */
 	want = min(total, mult_frac(total, max(p->target_free_bp, floor_bp),
@@ -924,8 +923,8 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 		if (!g || g->nid != nid)
 			continue;
 		if (s->action == DAMOS_MIGRATE_HOT) {
-			g->target_value = min(p->target_used_bp,
-				damos_node_mem_bp_of(total, fill_to, true));
+			bp = damos_node_mem_bp_of(total, fill_to, true);
+			g->target_value = min(p->target_used_bp, bp);
 			/*
 			 * While promotion finds hot pages, pages it finds
 			 * not young cost little of its quota; once it finds
@@ -941,8 +940,8 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			s->quota.sz = PAGE_SIZE;
 			x->asked = false;
 		} else {
-			g->target_value = max(1UL, damos_node_mem_bp_of(total,
-								want, false));
+			bp = damos_node_mem_bp_of(total, want, false);
+			g->target_value = max(1UL, bp);
 			s->quota.sz = clamp(damon_tier_bytes(want > free ?
 							     want - free : 0,
 							     cap),

@@ -52,7 +52,7 @@ def main():
         "intervals_goal_min_sample_us": ["x"],
         "intervals_goal_max_sample_us": ["-5"],
         "commit_inputs": ["maybe", "\n"],
-        "goal_tuner": ["exchange", "Temporal", "", "consist2", "1"],
+        "goal_tuner": ["exchange", "Temporal", "\n", "consist2", "1"],
     }
     for name, vals in bad.items():
         before = read(name)
