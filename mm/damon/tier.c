@@ -544,6 +544,9 @@ static unsigned long damon_tier_nr_schemes(struct damon_ctx *c)
 	return nr;
 }
 
+/* Pacing state of each upper node; only the kdamond uses it. */
+static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
+
 /* Build a fresh context from parameters @p and commit it. */
 static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 {
@@ -568,6 +571,9 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 	if (!err)
 		err = damon_commit_ctx(ctx, param_ctx);
 	if (!err) {
+		/* Nodes may have changed roles: pace them from scratch. */
+		if (memcmp(&damon_tier_running_topo, topo, sizeof(*topo)))
+			memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
 		memcpy(&damon_tier_running_topo, topo, sizeof(*topo));
 		damon_tier_running_params = *p;
 		WRITE_ONCE(nr_schemes, damon_tier_nr_schemes(param_ctx));
@@ -639,7 +645,6 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 /* At most 2^this passes between leads that move nothing. */
 #define DAMON_TIER_MAX_BACKOFF	6
 
-static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
 /* What each scheme had tried and moved at the last pacing. */
 static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_last_pace;
@@ -1042,7 +1047,7 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 		err = damon_tier_apply_parameters(&p);
 		/* Keep running the previous schemes if it fails. */
 		if (err)
-			pr_warn("cannot apply parameters: %d\n", err);
+			pr_warn_ratelimited("cannot apply parameters: %d\n", err);
 	}
 	return 0;
 }
