@@ -2,10 +2,12 @@
 /*
  * DAMON-based access monitoring results statistics (DAMON_STAT).
  *
- * Monitors the physical memory of every node with memory on auto-tuned
- * intervals, cheap enough to leave on, and keeps two simple statistics as
- * read-only module parameters: an estimate of the memory bandwidth in use,
- * and the percentiles of how long each byte of memory has been idle.
+ * Monitors the biggest System RAM resource, as mainline does, on
+ * auto-tuned intervals, cheap enough to leave on, and keeps two simple
+ * statistics as read-only module parameters, updated every five seconds:
+ * an estimate of the memory bandwidth in use, and the percentiles of how
+ * long each byte of memory has been idle.  Holes between nodes (PCI, CXL
+ * windows) are never monitored, so they cannot read as idle memory.
  */
 
 #define pr_fmt(fmt) "damon-stat: " fmt
@@ -14,7 +16,6 @@
 #include <linux/init.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
-#include <linux/mmzone.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -134,6 +135,11 @@ static unsigned long damon_stat_nr_regions(struct damon_ctx *c)
 /* Scratch for the percentiles; only the kdamond uses it. */
 static long damon_stat_pcts[DAMON_STAT_NR_PERCENTILES];
 
+/* How often the statistics are updated, as in mainline. */
+#define DAMON_STAT_UPDATE_MS	5000
+/* When they are next updated, in jiffies; only the kdamond uses it. */
+static unsigned long damon_stat_next_update;
+
 static int damon_stat_after_aggregation(struct damon_ctx *c)
 {
 	unsigned long aggr_us = c->attrs.aggr_interval ?: 1;
@@ -144,6 +150,10 @@ static int damon_stat_after_aggregation(struct damon_ctx *c)
 	struct damon_region *r;
 	u64 accessed = 0;
 
+	if (time_before(jiffies, damon_stat_next_update))
+		return 0;
+	damon_stat_next_update = jiffies +
+		msecs_to_jiffies(DAMON_STAT_UPDATE_MS);
 	rs = kmalloc_array(nr, sizeof(*rs), GFP_KERNEL);
 	if (!rs)
 		return 0;
@@ -174,24 +184,6 @@ static int damon_stat_after_aggregation(struct damon_ctx *c)
 	return 0;
 }
 
-/* All physical memory, from the first to the last node with memory. */
-static int damon_stat_set_region(struct damon_target *t)
-{
-	unsigned long start = ULONG_MAX, end = 0;
-	struct damon_addr_range range;
-	int nid;
-
-	for_each_node_state(nid, N_MEMORY) {
-		start = min(start, PFN_PHYS(NODE_DATA(nid)->node_start_pfn));
-		end = max(end, PFN_PHYS(pgdat_end_pfn(NODE_DATA(nid))));
-	}
-	if (start >= end)
-		return -EINVAL;
-	range.start = start;
-	range.end = end;
-	return damon_set_regions(t, &range, 1);
-}
-
 static struct damon_ctx *damon_stat_build_ctx(void)
 {
 	/* 4% of the access events, tuned every 3 aggregations, 5 ms to 10 s. */
@@ -208,16 +200,19 @@ static struct damon_ctx *damon_stat_build_ctx(void)
 			.max_sample_us = 10000000,
 		},
 	};
+	unsigned long start = 0, end = 0;
 	struct damon_target *t;
 	struct damon_ctx *c;
 
 	if (damon_modules_new_paddr_ctx_target(&c, &t))
 		return NULL;
-	if (damon_set_attrs(c, &attrs) || damon_stat_set_region(t)) {
+	if (damon_set_attrs(c, &attrs) ||
+	    damon_set_region_biggest_system_ram_default(t, &start, &end)) {
 		damon_destroy_ctx(c);
 		return NULL;
 	}
 	c->callback.after_aggregation = damon_stat_after_aggregation;
+	damon_stat_next_update = jiffies;
 	return c;
 }
 
