@@ -15,17 +15,21 @@
  *
  * The topology comes from the memory tiers: every node with a demotion
  * target gets a migrate_cold scheme toward it, every node below the top
- * tier a migrate_hot scheme toward its nearest upper-tier node.  Each node's
- * physical address range is monitored (paddr), on auto-tuned monitoring
- * intervals; schemes are kept to their node's range by address filters.
- * When the node layout changes the module rebuilds everything from the
- * committed parameters instead of acting on stale ranges.
+ * tier a migrate_hot scheme toward its nearest upper-tier node.  The
+ * online System RAM is monitored (paddr), on auto-tuned monitoring
+ * intervals; schemes are kept to their node by address filters: its span,
+ * less what of it belongs to other nodes (memory hot-added above another
+ * node's).  When the node layout or the online memory changes the module
+ * rebuilds everything from the committed parameters instead of acting on
+ * stale ranges.
  */
 
 #define pr_fmt(fmt) "damon-tier: " fmt
 
 #include <linux/damon.h>
 #include <linux/gfp.h>
+#include <linux/ioport.h>
+#include <linux/memory_hotplug.h>
 #include <linux/kstrtox.h>
 #include <linux/memory-tiers.h>
 #include <linux/mmzone.h>
@@ -341,6 +345,48 @@ static int damon_tier_closest(int nid, const nodemask_t *lower)
 	return best;
 }
 
+/* Owners are looked up once per section: memory comes and goes in them. */
+#ifdef CONFIG_SPARSEMEM
+#define DAMON_TIER_RAM_STEP	PAGES_PER_SECTION
+#else
+#define DAMON_TIER_RAM_STEP	MAX_ORDER_NR_PAGES
+#endif
+
+/* Add the online pages of a System RAM resource to @arg's ranges. */
+static int damon_tier_add_ram(struct resource *res, void *arg)
+{
+	struct damon_tier_topo *topo = arg;
+	unsigned long pfn = PHYS_PFN(res->start);
+	unsigned long end_pfn = PHYS_PFN(res->end + 1);
+	struct damon_tier_range *last;
+	unsigned long next;
+	struct page *page;
+
+	for (; pfn < end_pfn; pfn = next) {
+		next = min(ALIGN(pfn + 1, DAMON_TIER_RAM_STEP), end_pfn);
+		page = pfn_to_online_page(pfn);
+		if (!page)
+			continue;
+		last = topo->nr_ranges > 0 ?
+			&topo->ranges[topo->nr_ranges - 1] : NULL;
+		if (last && last->end == PFN_PHYS(pfn) &&
+		    last->nid == page_to_nid(page)) {
+			last->end = PFN_PHYS(next);
+			continue;
+		}
+		if (topo->nr_ranges >= DAMON_TIER_MAX_RANGES) {
+			topo->nr_ranges = -E2BIG;
+			return -E2BIG;
+		}
+		topo->ranges[topo->nr_ranges++] = (struct damon_tier_range){
+			.start = PFN_PHYS(pfn),
+			.end = PFN_PHYS(next),
+			.nid = page_to_nid(page),
+		};
+	}
+	return 0;
+}
+
 /**
  * damon_tier_read_topo() - read the node layout from the memory tiers
  * @topo:	filled with every node that has memory
@@ -350,7 +396,8 @@ static int damon_tier_closest(int nid, const nodemask_t *lower)
  * same every time).  Its promotion target is the closest node of which it
  * is a demotion candidate (an upper-tier node); on equal distance the node
  * with more tiers below it (the faster one) wins, so hot pages climb
- * straight to the top tier.
+ * straight to the top tier.  The ranges are the online System RAM, by
+ * section.
  */
 void damon_tier_read_topo(struct damon_tier_topo *topo)
 {
@@ -385,12 +432,16 @@ void damon_tier_read_topo(struct damon_tier_topo *topo)
 		if (n->end > n->start)
 			topo->nr_nodes++;
 	}
+	walk_system_ram_res(0, U64_MAX, topo, damon_tier_add_ram);
 }
 
 static int damon_tier_add_filters(struct damos *s,
+				  const struct damon_tier_topo *topo,
 				  const struct damon_tier_node *n, bool hot)
 {
+	const struct damon_tier_range *r;
 	struct damos_filter *f;
+	int i;
 
 	/* Act only on this node's range: reject everything outside. */
 	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
@@ -399,6 +450,20 @@ static int damon_tier_add_filters(struct damos *s,
 	f->addr_range.start = n->start;
 	f->addr_range.end = n->end;
 	damos_add_filter(s, f);
+
+	/* And other nodes' memory inside it. */
+	for (i = 0; i < topo->nr_ranges; i++) {
+		r = &topo->ranges[i];
+		if (r->nid == n->nid || r->end <= n->start ||
+		    r->start >= n->end)
+			continue;
+		f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, true);
+		if (!f)
+			return -ENOMEM;
+		f->addr_range.start = r->start;
+		f->addr_range.end = r->end;
+		damos_add_filter(s, f);
+	}
 
 	/* Promote only pages found young; never demote young ones. */
 	f = damos_new_filter(DAMOS_FILTER_TYPE_YOUNG, true);
@@ -409,7 +474,8 @@ static int damon_tier_add_filters(struct damos *s,
 	return 0;
 }
 
-static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
+static struct damos *damon_tier_new_scheme(const struct damon_tier_topo *topo,
+					   const struct damon_tier_node *n,
 					   bool hot,
 					   const struct damon_tier_params *p)
 {
@@ -474,7 +540,7 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_node *n,
 	/* Both aim at the upper node: the destination, or the source. */
 	goal->nid = hot ? n->promote_to : n->nid;
 	damos_add_quota_goal(&s->quota, goal);
-	if (damon_tier_add_filters(s, n, hot))
+	if (damon_tier_add_filters(s, topo, n, hot))
 		goto fail;
 	return s;
 fail:
@@ -490,10 +556,11 @@ fail:
  * @p:		parameters
  *
  * Adds one migrate_cold scheme per node with a demotion target and one
- * migrate_hot scheme per node with a promotion target, and monitors each
- * node's range.  A flat topology gets no scheme.
+ * migrate_hot scheme per node with a promotion target, and monitors the
+ * System RAM of @topo's ranges.  A flat topology gets no scheme.
  *
- * Return: 0, or a negative error code (-EINVAL for invalid @p).
+ * Return: 0, or a negative error code (-EINVAL for invalid @p or a layout
+ * without memory, -E2BIG for System RAM in too many pieces).
  */
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
@@ -504,9 +571,11 @@ int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 	struct damos *s;
 	int i, hot, err;
 
-	if (!damon_tier_params_valid(p) || !topo->nr_nodes)
+	if (topo->nr_ranges < 0)
+		return topo->nr_ranges;
+	if (!damon_tier_params_valid(p) || !topo->nr_nodes || !topo->nr_ranges)
 		return -EINVAL;
-	ranges = kmalloc_array(topo->nr_nodes, sizeof(*ranges), GFP_KERNEL);
+	ranges = kmalloc_array(topo->nr_ranges, sizeof(*ranges), GFP_KERNEL);
 	if (!ranges)
 		return -ENOMEM;
 
@@ -517,16 +586,18 @@ int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		for (hot = 0; hot <= 1; hot++) {
 			if ((hot ? n->promote_to : n->demote_to) == NUMA_NO_NODE)
 				continue;
-			s = damon_tier_new_scheme(n, hot, p);
+			s = damon_tier_new_scheme(topo, n, hot, p);
 			if (!s)
 				goto out;
 			damon_add_scheme(c, s);
 		}
-		ranges[i].start = n->start;
-		ranges[i].end = n->end;
+	}
+	for (i = 0; i < topo->nr_ranges; i++) {
+		ranges[i].start = topo->ranges[i].start;
+		ranges[i].end = topo->ranges[i].end;
 	}
 
-	err = damon_set_regions(t, ranges, topo->nr_nodes);
+	err = damon_set_regions(t, ranges, topo->nr_ranges);
 	if (!err)
 		err = damon_set_attrs(c, &attrs);
 out:
@@ -803,7 +874,6 @@ static void damon_tier_moved(struct damon_ctx *c, int nid, unsigned long *up,
  * @up:		bytes promoted into the node in the last pass
  * @down:	bytes demoted from the node in the last pass
  * @hot:	accessed bytes DAMON sees below the node
- * @room:	free bytes above the node's floor now
  * @probe:	the probe lead, bytes
  * @cap:	the most a scheme may move in a pass, bytes
  * @now:	jiffies

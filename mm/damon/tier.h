@@ -27,14 +27,40 @@ struct damon_tier_node {
 	int promote_to;
 };
 
+/* At most this many pieces of System RAM are monitored. */
+#define DAMON_TIER_MAX_RANGES	128
+
+/**
+ * struct damon_tier_range - a piece of one node's online System RAM
+ * @start:	start physical address
+ * @end:	end physical address
+ * @nid:	the node the piece belongs to
+ */
+struct damon_tier_range {
+	unsigned long start;
+	unsigned long end;
+	int nid;
+};
+
 /**
  * struct damon_tier_topo - the nodes with memory, in node id order
  * @nr_nodes:	number of valid entries of @nodes
  * @nodes:	the nodes
+ * @nr_ranges:	number of valid entries of @ranges, or -E2BIG if the
+ *		System RAM comes in more pieces than @ranges holds
+ * @ranges:	the online System RAM, in address order, adjacent pieces
+ *		of one node merged
+ *
+ * A node's span (@nodes[].start to .end) may hold holes and other nodes'
+ * memory (memory hot-added to a node above another's); @ranges is what
+ * is monitored, and what of a span belongs to another node is filtered
+ * out of the span's schemes.
  */
 struct damon_tier_topo {
 	int nr_nodes;
 	struct damon_tier_node nodes[MAX_NUMNODES];
+	int nr_ranges;
+	struct damon_tier_range ranges[DAMON_TIER_MAX_RANGES];
 };
 
 /**

@@ -47,9 +47,16 @@ static struct damon_tier_topo *damon_tier_test_topo(struct kunit *test,
 	struct damon_tier_topo *topo = kunit_kzalloc(test, sizeof(*topo),
 						     GFP_KERNEL);
 
+	int i;
+
 	KUNIT_ASSERT_NOT_NULL(test, topo);
 	topo->nr_nodes = nr;
 	memcpy(topo->nodes, nodes, nr * sizeof(*nodes));
+	/* Each node's span is all System RAM, unless the test says else. */
+	for (i = 0; i < nr; i++)
+		topo->ranges[i] = (struct damon_tier_range){
+			nodes[i].start, nodes[i].end, nodes[i].nid };
+	topo->nr_ranges = nr;
 	return topo;
 }
 
@@ -180,6 +187,79 @@ static void damon_tier_test_three_tiers(struct kunit *test)
 	damon_destroy_ctx(c);
 }
 
+/*
+ * Memory hot-added to node1 above node2's: node1's span holds node2's
+ * memory, which node1's schemes filter out, and each piece is monitored.
+ */
+static void damon_tier_test_interleaved_spans(struct kunit *test)
+{
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
+		{ 1, 0x1000000, 0x4000000, 2, 0 },
+		{ 2, 0x2000000, 0x3000000, NUMA_NO_NODE, 0 },
+	};
+	static const struct damon_tier_range ranges[] = {
+		{ 0x1000, 0x9f000, 0 },
+		{ 0x100000, 0x1000000, 0 },
+		{ 0x1000000, 0x2000000, 1 },
+		{ 0x2000000, 0x3000000, 2 },
+		{ 0x3000000, 0x4000000, 1 },
+	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 3);
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+	struct damon_region *r;
+	struct damos_filter *f;
+	struct damos *s;
+	int i = 0, nr_filters;
+
+	memcpy(topo->ranges, ranges, sizeof(ranges));
+	topo->nr_ranges = ARRAY_SIZE(ranges);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo,
+						    &damon_tier_test_params), 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_nr_schemes(c), 4);
+	/* The pieces, holes left out. */
+	damon_for_each_region(r, damon_tier_test_target) {
+		KUNIT_ASSERT_LT(test, i, (int)ARRAY_SIZE(ranges));
+		KUNIT_EXPECT_EQ(test, r->ar.start, ranges[i].start);
+		KUNIT_EXPECT_EQ(test, r->ar.end, ranges[i].end);
+		i++;
+	}
+	KUNIT_EXPECT_EQ(test, i, (int)ARRAY_SIZE(ranges));
+	damon_for_each_scheme(s, c) {
+		bool node1;
+
+		/* The first filter holds the scheme's node's span. */
+		f = list_first_entry(&s->filters, struct damos_filter, list);
+		node1 = f->addr_range.start == 0x1000000;
+		nr_filters = 0;
+		damos_for_each_filter(f, s) {
+			nr_filters++;
+			if (node1 && nr_filters == 2) {
+				/* node2's piece inside node1's span. */
+				KUNIT_EXPECT_EQ(test, f->type,
+						DAMOS_FILTER_TYPE_ADDR);
+				KUNIT_EXPECT_TRUE(test, f->matching);
+				KUNIT_EXPECT_FALSE(test, f->allow);
+				KUNIT_EXPECT_EQ(test, f->addr_range.start,
+						0x2000000UL);
+				KUNIT_EXPECT_EQ(test, f->addr_range.end,
+						0x3000000UL);
+			}
+		}
+		/* Span, young, and node2's piece for node1's schemes. */
+		KUNIT_EXPECT_EQ(test, nr_filters, node1 ? 3 : 2);
+	}
+	damon_destroy_ctx(c);
+
+	/* Too many pieces: refused, not truncated. */
+	topo->nr_ranges = -E2BIG;
+	c = damon_tier_test_ctx(test);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_build(c, topo,
+						    &damon_tier_test_params), -E2BIG);
+	KUNIT_EXPECT_EQ(test, damon_tier_test_nr_schemes(c), 0);
+	damon_destroy_ctx(c);
+}
+
 static void damon_tier_test_flat(struct kunit *test)
 {
 	static const struct damon_tier_node nodes[] = {
@@ -262,6 +342,20 @@ static void damon_tier_test_read_topo(struct kunit *test)
 		if (n->promote_to != NUMA_NO_NODE)
 			KUNIT_EXPECT_TRUE(test,
 					  node_state(n->promote_to, N_MEMORY));
+	}
+	/* System RAM in address order, each piece inside its node's span. */
+	KUNIT_EXPECT_GE(test, topo->nr_ranges, topo->nr_nodes);
+	for (i = 0; i < topo->nr_ranges; i++) {
+		struct damon_tier_range *r = &topo->ranges[i];
+		pg_data_t *pgdat = NODE_DATA(r->nid);
+
+		KUNIT_EXPECT_LT(test, r->start, r->end);
+		if (i)
+			KUNIT_EXPECT_LE(test, topo->ranges[i - 1].end,
+					r->start);
+		KUNIT_EXPECT_GE(test, r->start,
+				PFN_PHYS(pgdat->node_start_pfn));
+		KUNIT_EXPECT_LE(test, r->end, PFN_PHYS(pgdat_end_pfn(pgdat)));
 	}
 }
 
@@ -354,6 +448,7 @@ static void damon_tier_test_lead_backs_off(struct kunit *test)
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
 	KUNIT_CASE(damon_tier_test_three_tiers),
+	KUNIT_CASE(damon_tier_test_interleaved_spans),
 	KUNIT_CASE(damon_tier_test_flat),
 	KUNIT_CASE(damon_tier_test_bad_params),
 	KUNIT_CASE(damon_tier_test_read_topo),

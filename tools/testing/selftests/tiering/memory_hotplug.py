@@ -325,6 +325,12 @@ def main():
     expect(nodes[1]["total_kb"] == node_total_kb(1), "tierctl show: node1's new size")
     expect(nr_schemes() == 4 and int(read(DT + "/kdamond_pid")) > 0,
            "damon_tier still runs 4 schemes")
+    # node1's span now holds node2's DIMM: the rebuild must still apply.
+    time.sleep(3)
+    log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    refused = [ln for ln in log.splitlines() if "cannot apply parameters" in ln]
+    expect(not refused, "damon_tier rebuilt for node1's span around node2's "
+           "memory (%s)" % (refused[-1] if refused else "no refusal"))
 
     for wl in (a, b, c, hot):
         wl.finish()
