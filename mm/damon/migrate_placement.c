@@ -12,28 +12,29 @@
  *   demoted (migrate_cold);
  * - for each VMA that maps it (reverse map) the memory policy that placed
  *   it: the VMA's own, the shared policy of a shmem/tmpfs file, or else
- *   the policy of the task that owns the mm.  MPOL_BIND and
- *   MPOL_PREFERRED_MANY allow only nodes of their nodemask;
- *   MPOL_INTERLEAVE (tier-weighted or not) and MPOL_WEIGHTED_INTERLEAVE
- *   leave the folio where the policy put it; MPOL_DEFAULT, MPOL_PREFERRED
- *   and MPOL_LOCAL allow any node;
+ *   the policy of the task that owns the mm.  MPOL_BIND, MPOL_PREFERRED
+ *   and MPOL_PREFERRED_MANY allow only nodes of their nodemask, the nodes
+ *   NUMA balancing would move such memory to (mpol_misplaced()); both
+ *   interleaves leave the folio where the policy put it; MPOL_DEFAULT and
+ *   MPOL_LOCAL allow any node;
  * - the cpuset of the task that owns each mapping mm: the target must be
  *   in its mems_allowed.
  *
- * The owner of an mm is the task the memory cgroup charges it to
- * (mm->owner), so the task-level checks need CONFIG_MEMCG.  Page cache that
- * no process maps belongs to no task and migrates as before; a shmem/tmpfs
- * folio that nothing maps still follows its file's shared policy.
+ * Which task's policy and cpuset apply to an mm is known only as the task
+ * the memory cgroup charges it to (mm->owner): with CONFIG_MEMCG that
+ * task's, and not its other threads', are checked; without it only VMA and
+ * shared policies and mlock are, since an mm has no way back to its tasks
+ * that a migration could afford to walk.  Page cache that no process maps
+ * belongs to no task and migrates as before; a shmem/tmpfs folio that
+ * nothing maps still follows its file's shared policy.
  *
- * Only folios the scheme has already chosen (after its access pattern and
- * filters) are checked, and the walk stops at the first mapping that
- * forbids the move.  While no memory policy that places memory exists and
- * no cpuset but the root one, there is nothing to walk for.  What was left
- * alone, and why, is counted in the scheme's stats.  A scheme with
- * ignore_placement set moves what it chose, as in 6.12.
+ * The checks are opt-in per scheme (respect_placement), off by default as
+ * in mainline.  Only folios the scheme has already chosen (after its
+ * access pattern and filters) are checked, and the walk stops at the first
+ * mapping that forbids the move.  What was left alone, and why, is counted
+ * in the scheme's stats.
  */
 
-#include <linux/cpuset.h>
 #include <linux/damon.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
@@ -55,6 +56,7 @@ bool damos_policy_allows(const struct mempolicy *pol, int nid)
 		return true;
 	switch (pol->mode) {
 	case MPOL_BIND:
+	case MPOL_PREFERRED:
 	case MPOL_PREFERRED_MANY:
 		return node_isset(nid, pol->nodes);
 	case MPOL_INTERLEAVE:
@@ -183,13 +185,6 @@ enum damos_placement damos_folio_placement(struct folio *folio, int nid,
 	if (demote && (folio_test_mlocked(folio) ||
 		       folio_test_unevictable(folio)))
 		return DAMOS_PLACEMENT_MLOCK;
-	/*
-	 * With no policy that places memory and no cpuset below the root,
-	 * no mapping can forbid the move, and mlock_folio() has flagged
-	 * the folios of mlocked VMAs: skip the reverse-map walk.
-	 */
-	if (!mpol_placing_in_use() && !cpusets_enabled())
-		return DAMOS_PLACEMENT_OK;
 	/* The folio lock keeps a file folio's mapping alive for the walk. */
 	need_lock = !folio_test_anon(folio) || folio_test_ksm(folio);
 	if (need_lock && !folio_trylock(folio))
@@ -212,7 +207,7 @@ enum damos_placement damos_folio_placement(struct folio *folio, int nid,
  */
 bool damos_migrate_allowed(struct damos *s, struct folio *folio)
 {
-	if (s->ignore_placement)
+	if (!s->respect_placement)
 		return true;
 	switch (damos_folio_placement(folio, s->target_nid,
 				      s->action == DAMOS_MIGRATE_COLD)) {

@@ -528,7 +528,7 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_topo *topo,
 			     hot ? n->promote_to : n->demote_to);
 	if (!s)
 		return NULL;
-	s->ignore_placement = !p->respect_placement;
+	s->respect_placement = p->respect_placement;
 	if (hot)
 		goal = damos_new_quota_goal(DAMOS_QUOTA_NODE_MEM_USED_BP,
 					    p->target_used_bp);

@@ -23,6 +23,7 @@ static void damos_test_policy_allows(struct kunit *test)
 		node_set(1, pol.nodes);
 		switch (mode) {
 		case MPOL_BIND:
+		case MPOL_PREFERRED:
 		case MPOL_PREFERRED_MANY:
 			/* Only inside the nodemask. */
 			KUNIT_EXPECT_TRUE_MSG(test, damos_policy_allows(&pol, 1),
@@ -31,8 +32,6 @@ static void damos_test_policy_allows(struct kunit *test)
 					       "mode %d", mode);
 			KUNIT_EXPECT_FALSE_MSG(test, damos_policy_allows(&pol, 2),
 					       "mode %d", mode);
-			KUNIT_EXPECT_TRUE_MSG(test, mpol_placing(&pol),
-					      "mode %d", mode);
 			break;
 		case MPOL_INTERLEAVE:
 		case MPOL_WEIGHTED_INTERLEAVE:
@@ -42,17 +41,13 @@ static void damos_test_policy_allows(struct kunit *test)
 					       "mode %d", mode);
 			KUNIT_EXPECT_FALSE_MSG(test, damos_policy_allows(&pol, 1),
 					       "mode %d", mode);
-			KUNIT_EXPECT_TRUE_MSG(test, mpol_placing(&pol),
-					      "mode %d", mode);
 			break;
 		default:
-			/* MPOL_DEFAULT, MPOL_PREFERRED, MPOL_LOCAL */
+			/* MPOL_DEFAULT, MPOL_LOCAL */
 			KUNIT_EXPECT_TRUE_MSG(test, damos_policy_allows(&pol, 0),
 					      "mode %d", mode);
 			KUNIT_EXPECT_TRUE_MSG(test, damos_policy_allows(&pol, 1),
 					      "mode %d", mode);
-			KUNIT_EXPECT_FALSE_MSG(test, mpol_placing(&pol),
-					       "mode %d", mode);
 			break;
 		}
 	}
@@ -64,33 +59,8 @@ static void damos_test_policy_allows(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, damos_policy_allows(&pol, 0));
 }
 
-/* A copy of a placing policy is counted while it lives; others are not. */
-static void damos_test_placing_count(struct kunit *test)
-{
-	struct mempolicy bind = { .mode = MPOL_BIND };
-	struct mempolicy local = { .mode = MPOL_LOCAL };
-	struct mempolicy *a, *b;
-	long before = atomic_long_read(&mpol_nr_placing);
-
-	node_set(0, bind.nodes);
-	a = mpol_dup(&bind);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(a));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&mpol_nr_placing), before + 1);
-	KUNIT_EXPECT_TRUE(test, mpol_placing_in_use());
-	b = mpol_dup(&local);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(b));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&mpol_nr_placing), before + 1);
-	mpol_get(a);
-	mpol_put(a);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&mpol_nr_placing), before + 1);
-	mpol_put(a);
-	mpol_put(b);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&mpol_nr_placing), before);
-}
-
 static struct kunit_case damos_placement_test_cases[] = {
 	KUNIT_CASE(damos_test_policy_allows),
-	KUNIT_CASE(damos_test_placing_count),
 	{},
 };
 

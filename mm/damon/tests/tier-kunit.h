@@ -86,7 +86,7 @@ static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
 	KUNIT_EXPECT_EQ(test, s->quota.goal_tuner,
 			DAMOS_QUOTA_GOAL_TUNER_TEMPORAL);
 	KUNIT_EXPECT_EQ(test, s->apply_interval_us, 100000);
-	KUNIT_EXPECT_FALSE(test, s->ignore_placement);
+	KUNIT_EXPECT_TRUE(test, s->respect_placement);
 	/* Failed bytes cost 1/16 of the quota. */
 	KUNIT_EXPECT_EQ(test, s->quota.fail_charge_num, 1);
 	KUNIT_EXPECT_EQ(test, s->quota.fail_charge_denom,

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""DAMON sysfs: migrate_cold never demotes mlocked memory, and says so.
+"""DAMON sysfs: with respect_placement, migrate_cold never demotes mlocked
+memory, and says so; without it (the default, as in mainline) it does.
 
 A cold buffer is mlocked on node0; a paddr kdamond watches exactly the
 longest run of its physical pages (from /proc/PID/pagemap) with a
 migrate_cold scheme toward node1 that matches any region, without quota.
-Checks that nothing was applied, that stats/sz_skipped_mlock counts the
-pages, that every page of the buffer is still on node0 (numa_maps), and
-that the same scheme does demote the same amount of memory that is not
-mlocked.
+With respect_placement Y: checks that nothing was applied, that
+stats/sz_skipped_mlock counts the pages and that every page of the buffer
+is still on node0 (numa_maps).  With the scheme's default (N): the same
+mlocked buffer is demoted.  And with Y, memory that is not mlocked is
+demoted.  respect_placement rejects malformed input and keeps its value.
 """
+import errno
 import os
 import re
 import struct
@@ -69,7 +72,7 @@ def node_pages(pid):
     return counts
 
 
-def run_scheme(start, end):
+def run_scheme(start, end, respect):
     """Demote [start, end) physical pages to node1; the scheme's stats."""
     must(KD + "/nr_kdamonds", "1")
     must(KD + "/0/contexts/nr_contexts", "1")
@@ -81,6 +84,14 @@ def run_scheme(start, end):
     must(CTX + "/schemes/nr_schemes", "1")
     must(S0 + "/action", "migrate_cold")
     must(S0 + "/target_nid", "1")
+    expect(read(S0 + "/respect_placement") == "N", "respect_placement defaults to N")
+    for bad in ("maybe", "2", "\n", "yes please"):
+        err = write(S0 + "/respect_placement", bad)
+        expect(err == errno.EINVAL and read(S0 + "/respect_placement") == "N",
+               "respect_placement rejects %r (%s), stays N" % (bad, err))
+    if respect:
+        must(S0 + "/respect_placement", "Y")
+        expect(read(S0 + "/respect_placement") == "Y", "respect_placement reads Y")
     for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
                  ("age/max", "4294967295")):
         must(S0 + "/access_pattern/" + k, v)
@@ -100,28 +111,31 @@ def main():
         if read("%s/%d/state" % (KD, i)) != "off":
             print("FAIL: DAMON sysfs in use")
             return 1
-    for mlock in (True, False):
+    for mlock, respect in ((True, True), (True, False), (False, True)):
         env = dict(os.environ, TIER_WORKLOAD_MLOCK="1" if mlock else "0")
         p = subprocess.Popen([WORKLOAD, "cold", str(MB), "0"], stdout=subprocess.PIPE,
                              text=True, env=env)
         try:
             expect(p.stdout.readline().strip() == "ready", "buffer placed")
             start, end = longest_run(buffer_pfns(p.pid))
-            print("%s buffer: %d contiguous pages at pfn %#x" % (
-                "mlocked" if mlock else "plain", end - start, start))
+            print("%s buffer, respect_placement %s: %d contiguous pages at pfn %#x" % (
+                "mlocked" if mlock else "plain", "Y" if respect else "N",
+                end - start, start))
             expect(end - start >= 16, "a run of at least 16 pages to watch")
-            st = run_scheme(start, end)
+            st = run_scheme(start, end, respect)
             print("stats:", st)
             counts = node_pages(p.pid)
             print("buffer pages per node:", counts)
-            if mlock:
+            if mlock and respect:
                 expect(st["sz_applied"] == 0, "nothing of the mlocked buffer demoted")
                 expect(st["sz_skipped_mlock"] >= (end - start) * 4096,
                        "sz_skipped_mlock counts every page of the run")
                 expect(counts.get(0, 0) == MB * 256, "the mlocked buffer is all on node0")
             else:
                 expect(st["sz_applied"] >= (end - start) * 4096 * 9 // 10,
-                       "the same scheme demotes memory that is not mlocked")
+                       "the same scheme demotes %s" % (
+                           "memory that is not mlocked" if not mlock else
+                           "mlocked memory without respect_placement"))
                 expect(st["sz_skipped_mlock"] == 0, "and counts nothing as mlocked")
                 expect(counts.get(1, 0) >= (end - start) * 9 // 10,
                        "those pages are on node1 now")
