@@ -32,6 +32,7 @@ import vm  # noqa: E402
 
 TESTS_FILE = os.path.join(HERE, "tests.txt")
 EXPECTED_KUNIT = os.path.join(HERE, "expected-kunit.txt")
+ALLOWED_SKIPS = os.path.join(HERE, "allowed-skips.txt")
 
 
 def read_list(path):
@@ -116,6 +117,7 @@ def main():
         results += run_topology(topo, a.kernel, kunit=(i == 0 and not a.filter),
                                 timeout=a.timeout, filt=a.filter)
 
+    results = verdict.apply_allowed_skips(results, verdict.read_allowed_skips(ALLOWED_SKIPS))
     failed = [r for r in results if r[1] == "fail"]
     print("")
     print("# results by test:")

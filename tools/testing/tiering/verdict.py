@@ -125,12 +125,46 @@ def kunit_results(log_path, kunit_py, expected_suites):
     return results
 
 
+# Checks of a whole boot, not tests: they never count as passes.
+BOOT_CHECKS = ("/no-kernel-splat", "/guest-exit")
+
+
 def summary_line(results):
-    """The closing line: "N passed, N failed, N skipped"."""
+    """The closing line: "N passed, N failed, N skipped".
+
+    A boot's splat check counts when it fails, never as a pass.
+    """
     count = {"pass": 0, "fail": 0, "skip": 0}
-    for _, status, _ in results:
+    for name, status, _ in results:
+        if status == "pass" and name.endswith(BOOT_CHECKS):
+            continue
         count[status] += 1
     return "%d passed, %d failed, %d skipped" % (count["pass"], count["fail"], count["skip"])
+
+
+def read_allowed_skips(path):
+    """{test name: reason} from an allowed-skips file ("NAME  REASON")."""
+    allowed = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            name, _, reason = line.strip().partition(" ")
+            allowed[name] = reason.strip()
+    return allowed
+
+
+def apply_allowed_skips(results, allowed):
+    """A skip fails unless @allowed lists it with a reason."""
+    out = []
+    for name, status, detail in results:
+        if status == "skip":
+            if allowed.get(name):
+                detail = "allowed: " + allowed[name]
+            else:
+                status, detail = "fail", "skipped (%s), not in allowed-skips.txt" % detail
+        out.append((name, status, detail))
+    return out
 
 
 def boot_results(topology, log_path, tap_text, expected_tests, kunit_py=None,

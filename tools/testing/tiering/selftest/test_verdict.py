@@ -6,6 +6,7 @@ check.py uses for real boots.  clean.log is the control: it must pass, so a
 detector that flags everything is caught too.
 """
 import os
+import subprocess
 import sys
 
 import pytest
@@ -40,7 +41,45 @@ def test_clean_log_passes():
     names = [r[0] for r in res]
     assert "kunit/damon/damon_test_target" in names
     assert "2tier/memory_tiers_layout" in names
-    assert verdict.summary_line(res) == "4 passed, 0 failed, 0 skipped"
+    # The splat check is not a test: it does not count as a pass.
+    assert verdict.summary_line(res) == "3 passed, 0 failed, 0 skipped"
+
+
+def test_skips_fail_unless_allowed():
+    res = [("2tier/a", "skip", "SKIP (1s)"), ("2tier/b", "skip", "SKIP (1s)"),
+           ("2tier/c", "pass", "")]
+    out = verdict.apply_allowed_skips(res, {"2tier/b": "needs 3 CPUs"})
+    assert out[0][1] == "fail" and "allowed-skips" in out[0][2]
+    assert out[1] == ("2tier/b", "skip", "allowed: needs 3 CPUs")
+    assert out[2] == ("2tier/c", "pass", "")
+    assert verdict.summary_line(out) == "1 passed, 1 failed, 1 skipped"
+
+
+def test_allowed_skips_file_has_reasons():
+    path = os.path.join(HERE, "..", "allowed-skips.txt")
+    allowed = verdict.read_allowed_skips(path)
+    assert allowed and all(allowed.values())
+
+
+def test_all_skipped_kselftest_is_a_skip(tmp_path):
+    """guest-run.sh turns a kselftest binary whose cases all skipped into a
+    skip, and leaves one that ran something alone."""
+    script = os.path.join(HERE, "..", "guest-run.sh")
+    tests = tmp_path / "tests.txt"
+    tests.write_text(
+        "t  allskip  10  echo '# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:3 error:0'\n"
+        "t  someran  10  echo '# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:2 error:0'\n")
+    # guest-run.sh clears the guest's kernel log; leave the host's alone.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "dmesg").write_text("#!/bin/sh\nexit 0\n")
+    (fake / "dmesg").chmod(0o755)
+    env = dict(os.environ, TOPOLOGY="t", TOP=TOP, BUILD=BUILD,
+               PATH="%s:%s" % (fake, os.environ["PATH"]))
+    out = subprocess.run(["sh", script, str(tests)], env=env, capture_output=True,
+                         text=True).stdout
+    res = dict((n, st) for n, st, _ in verdict.parse_guest_tap(out))
+    assert res == {"allskip": "skip", "someran": "pass"}, out
 
 
 @pytest.mark.parametrize("log,culprit", [
