@@ -85,7 +85,7 @@ def run_scheme(start, end, respect):
     must(S0 + "/action", "migrate_cold")
     must(S0 + "/target_nid", "1")
     expect(read(S0 + "/respect_placement") == "N", "respect_placement defaults to N")
-    for bad in ("maybe", "2", "\n", "yes please"):
+    for bad in ("maybe", "2", "\n", "-1"):
         err = write(S0 + "/respect_placement", bad)
         expect(err == errno.EINVAL and read(S0 + "/respect_placement") == "N",
                "respect_placement rejects %r (%s), stays N" % (bad, err))

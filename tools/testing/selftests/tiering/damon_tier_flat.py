@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import sys
+import time
 
 import tiering_util
 
@@ -53,6 +54,7 @@ def main():
         "intervals_goal_max_sample_us": ["-5"],
         "commit_inputs": ["maybe", "\n"],
         "goal_tuner": ["exchange", "Temporal", "\n", "consist2", "1"],
+        "respect_placement": ["maybe", "2", "\n", "-1"],
     }
     for name, vals in bad.items():
         before = read(name)
@@ -95,6 +97,22 @@ def main():
     expect(read("enabled") == "Y", "still running after the refused commit")
     write("sample_interval", "5000")
     expect(write("commit_inputs", "Y") == 0, "running: a good commit is taken")
+    # A commit takes effect: pin the tuned sampling interval to 20 ms.
+    saved = {k: read(k) for k in ("intervals_goal_min_sample_us",
+                                  "intervals_goal_max_sample_us")}
+    before = read("sample_interval_us")
+    expect(write("intervals_goal_min_sample_us", "20000") == 0 and
+           write("intervals_goal_max_sample_us", "20000") == 0 and
+           write("commit_inputs", "Y") == 0, "commit an intervals goal of 20 ms only")
+    end = time.time() + 30
+    while time.time() < end and read("sample_interval_us") != "20000":
+        time.sleep(0.5)
+    expect(read("sample_interval_us") == "20000",
+           "the committed goal is applied: sampling every 20 ms (was %s us, now %s)" % (
+               before, read("sample_interval_us")))
+    for k in ("intervals_goal_max_sample_us", "intervals_goal_min_sample_us"):
+        write(k, saved[k])
+    expect(write("commit_inputs", "Y") == 0, "commit the defaults back")
     if flat:
         expect(read("nr_schemes") in ("0",), "flat machine: no schemes (got %s)"
                % read("nr_schemes"))
