@@ -12,11 +12,11 @@
  *   demoted (migrate_cold);
  * - for each VMA that maps it (reverse map) the memory policy that placed
  *   it: the VMA's own, the shared policy of a shmem/tmpfs file, or else
- *   the policy of the task that owns the mm.  MPOL_BIND, MPOL_PREFERRED
- *   and MPOL_PREFERRED_MANY allow only nodes of their nodemask, the nodes
- *   NUMA balancing would move such memory to (mpol_misplaced()); both
- *   interleaves leave the folio where the policy put it; MPOL_DEFAULT and
- *   MPOL_LOCAL allow any node;
+ *   the policy of the task that owns the mm.  MPOL_BIND allows only nodes
+ *   of its nodemask; both interleaves leave the folio where the policy put
+ *   it; the rest (MPOL_DEFAULT, MPOL_LOCAL, and MPOL_PREFERRED and
+ *   MPOL_PREFERRED_MANY alike: a preference says where to allocate first,
+ *   and falls back anywhere itself) allow any node;
  * - the cpuset of the task that owns each mapping mm: the target must be
  *   in its mems_allowed.
  *
@@ -56,8 +56,6 @@ bool damos_policy_allows(const struct mempolicy *pol, int nid)
 		return true;
 	switch (pol->mode) {
 	case MPOL_BIND:
-	case MPOL_PREFERRED:
-	case MPOL_PREFERRED_MANY:
 		return node_isset(nid, pol->nodes);
 	case MPOL_INTERLEAVE:
 	case MPOL_WEIGHTED_INTERLEAVE:

@@ -78,7 +78,8 @@ static unsigned long target_free_bp __read_mostly = 50;
 
 /*
  * Keep interleaved, bound, cpuset-confined and mlocked memory where its
- * users put it (Y, the default); N moves it like any other memory.
+ * users put it (Y, the default): the schemes' respect_placement.  N moves
+ * it like any other memory.
  */
 static bool respect_placement __read_mostly = true;
 module_param(respect_placement, bool, 0600);
@@ -94,8 +95,8 @@ static enum damos_quota_goal_tuner goal_tuner __read_mostly =
 static unsigned long quota_mb __read_mostly = 200;
 
 /*
- * Interval in milliseconds (>= 1) at which the quotas are set again from
- * the nodes' utilization, so also how fast the module reacts.
+ * Interval in milliseconds (>= 1) that quota_mb is per; also how often a
+ * changed node layout is looked for.
  */
 static unsigned long quota_reset_interval_ms __read_mostly = 1000;
 
@@ -378,11 +379,11 @@ static int damon_tier_add_ram(struct resource *res, void *arg)
 			topo->nr_ranges = -E2BIG;
 			return -E2BIG;
 		}
-		topo->ranges[topo->nr_ranges++] = (struct damon_tier_range){
-			.start = PFN_PHYS(pfn),
-			.end = PFN_PHYS(next),
-			.nid = page_to_nid(page),
-		};
+		/* Field by field: the topology is compared with memcmp(). */
+		last = &topo->ranges[topo->nr_ranges++];
+		last->start = PFN_PHYS(pfn);
+		last->end = PFN_PHYS(next);
+		last->nid = page_to_nid(page);
 	}
 	return 0;
 }
@@ -405,6 +406,8 @@ void damon_tier_read_topo(struct damon_tier_topo *topo)
 	int nid, up, best;
 
 	memset(topo, 0, sizeof(*topo));
+	/* Spans and online sections that agree with each other. */
+	get_online_mems();
 	for_each_node_state(nid, N_MEMORY) {
 		struct damon_tier_node *n = &topo->nodes[topo->nr_nodes];
 		pg_data_t *pgdat = NODE_DATA(nid);
@@ -433,6 +436,7 @@ void damon_tier_read_topo(struct damon_tier_topo *topo)
 			topo->nr_nodes++;
 	}
 	walk_system_ram_res(0, U64_MAX, topo, damon_tier_add_ram);
+	put_online_mems();
 }
 
 static int damon_tier_add_filters(struct damos *s,
@@ -500,7 +504,12 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_topo *topo,
 		 * than a pass makes every pass start one.
 		 */
 		.reset_interval = DAMON_TIER_APPLY_INTERVAL_US / 2000,
-		.sz = p->quota_mb << 20,
+		/*
+		 * The pacing sets the size before every pass; the pass that
+		 * follows a commit, before it could, moves a page at most.
+		 */
+		.sz = p->goal_tuner == DAMOS_QUOTA_GOAL_TUNER_TEMPORAL ?
+			PAGE_SIZE : p->quota_mb << 20,
 		.goal_tuner = p->goal_tuner,
 		/*
 		 * Promote the hottest first, demote the coldest first.  Not
@@ -626,7 +635,7 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 	struct damon_tier_topo *topo;
 	int err;
 
-	topo = kmalloc(sizeof(*topo), GFP_KERNEL);
+	topo = kvmalloc(sizeof(*topo), GFP_KERNEL);
 	if (!topo)
 		return -ENOMEM;
 	damon_tier_read_topo(topo);
@@ -651,7 +660,7 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 	}
 	damon_destroy_ctx(param_ctx);
 out:
-	kfree(topo);
+	kvfree(topo);
 	return err;
 }
 
@@ -786,10 +795,13 @@ static void damon_tier_drain(int nid, unsigned long pages)
 	bool all;
 	int z;
 
+	/* The kdamond may run anywhere: drain the CPU it runs on now. */
+	migrate_disable();
 	for (z = 0; z < MAX_NR_ZONES; z++) {
 		if (populated_zone(&pgdat->node_zones[z]))
 			drain_local_pages(&pgdat->node_zones[z]);
 	}
+	migrate_enable();
 	all = damon_tier_pcp_pages(nid) > pages;
 	for (z = 0; all && z < MAX_NR_ZONES; z++) {
 		if (populated_zone(&pgdat->node_zones[z]))
@@ -895,7 +907,7 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 		x->backoff = 0;
 		x->next_lead = now;
 	}
-	if (time_before(now, x->next_lead))
+	if (x->backoff && time_before(now, x->next_lead))
 		return 0;
 	/*
 	 * While promotion finds hot memory: twice what it moved, but at
@@ -921,13 +933,13 @@ static unsigned long damon_tier_bytes(unsigned long pages, unsigned long max)
 
 /*
  * Set the goals and quotas of upper node @nid's schemes for a pass of
- * @elapsed jiffies.  Node sizes are in pages: bytes of a node overflow an
+ * @pass_us.  Node sizes are in pages: bytes of a node overflow an
  * unsigned long on 32-bit.  Returns the node's free floor, in bp.
  */
 static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 					  const struct damon_tier_params *p,
 					  unsigned long now,
-					  unsigned long elapsed)
+					  unsigned long pass_us)
 {
 	struct damon_tier_pace *x = &damon_tier_paces[nid];
 	unsigned long up, tried_up, down, hot = 0, total, free, floor, room;
@@ -950,12 +962,12 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	free = min(i.freeram, total);
 	floor = min(damon_tier_floor_pages(nid), total);
 	floor_bp = damos_node_mem_bp_of(total, floor, false);
-	/* quota_mb per quota_reset_interval_ms, for the time one pass took. */
-	cap = max_t(unsigned long, PAGE_SIZE,
-		    ALIGN_DOWN(mult_frac(p->quota_mb << 20,
-					 jiffies_to_msecs(elapsed),
-					 p->quota_reset_interval_ms),
-			       PAGE_SIZE));
+	/* quota_mb per quota_reset_interval_ms, for the time of one pass. */
+	cap = min_t(u64, ULONG_MAX,
+		    mul_u64_u64_div_u64((u64)p->quota_mb << 20, pass_us,
+					(u64)p->quota_reset_interval_ms *
+					USEC_PER_MSEC));
+	cap = max_t(unsigned long, PAGE_SIZE, ALIGN_DOWN(cap, PAGE_SIZE));
 	probe = max_t(unsigned long, PAGE_SIZE,
 		      damon_tier_bytes(total / DAMON_TIER_PROBE_SHARE, cap));
 	/*
@@ -987,7 +999,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 		x->finding = up >= tried_up / DAMON_TIER_FAIL_CHARGE_DENOM;
 	/* Whole pages: DAMOS splits a region where a quota ends. */
 	lead = damon_tier_next_lead(x, up, down, hot, probe, cap, now,
-				    usecs_to_jiffies(DAMON_TIER_APPLY_INTERVAL_US));
+				    usecs_to_jiffies(pass_us));
 	x->lead = ALIGN_DOWN(lead, PAGE_SIZE);
 
 	/* Free pages demotion keeps: its goal, at least the floor, and a lead. */
@@ -999,7 +1011,8 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			continue;
 		if (s->action == DAMOS_MIGRATE_HOT) {
 			bp = damos_node_mem_bp_of(total, fill_to, true);
-			g->target_value = min(p->target_used_bp, bp);
+			/* 0 is no goal at all: keep at least 1 bp. */
+			g->target_value = max(1UL, min(p->target_used_bp, bp));
 			/*
 			 * While promotion finds hot pages, pages it finds
 			 * not young cost little of its quota; once it finds
@@ -1009,7 +1022,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 				DAMON_TIER_FAIL_CHARGE_DENOM : 0;
 			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
 					    PAGE_SIZE, cap);
-		} else if (time_before(now, x->next_lead)) {
+		} else if (x->backoff && time_before(now, x->next_lead)) {
 			/* Backing off: demotion rests, its goal met. */
 			g->target_value = 1;
 			s->quota.sz = PAGE_SIZE;
@@ -1027,16 +1040,37 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	return floor_bp;
 }
 
-/* Before each apply pass: pace every upper node's exchange. */
+/*
+ * How long an apply pass is: DAMON applies the schemes every
+ * apply_interval_us / sample_interval samples, and at most every sample.
+ */
+static unsigned long damon_tier_pass_us(struct damon_ctx *c)
+{
+	unsigned long sample_us = max(c->attrs.sample_interval, 1UL);
+
+	return max(DAMON_TIER_APPLY_INTERVAL_US / sample_us, 1UL) * sample_us;
+}
+
+/*
+ * Before each apply pass: pace every upper node's exchange.  On the
+ * "consist" tuner the schemes run on their goals alone, unpaced, for
+ * comparison.
+ */
 static void damon_tier_pace(struct damon_ctx *c)
 {
 	struct damon_tier_params *p = &damon_tier_running_params;
-	unsigned long now = jiffies, elapsed = now - damon_tier_last_pace;
+	unsigned long pass_us = damon_tier_pass_us(c);
+	unsigned long now = jiffies;
 	unsigned long floor_bp = 0;
 	unsigned int backoff = 0;
 	int j;
 
-	if (elapsed < usecs_to_jiffies(DAMON_TIER_APPLY_INTERVAL_US))
+	if (p->goal_tuner != DAMOS_QUOTA_GOAL_TUNER_TEMPORAL)
+		return;
+	/* Half a sample early: samples take at least their interval. */
+	if (damon_tier_last_pace &&
+	    time_before(now, damon_tier_last_pace +
+			usecs_to_jiffies(pass_us - c->attrs.sample_interval / 2)))
 		return;
 	damon_tier_last_pace = now;
 	for (j = 0; j < damon_tier_running_topo.nr_nodes; j++) {
@@ -1046,12 +1080,12 @@ static void damon_tier_pace(struct damon_ctx *c)
 		if (n->demote_to == NUMA_NO_NODE)
 			continue;
 		floor_bp = max(floor_bp, damon_tier_pace_node(c, n->nid, p, now,
-							      min(elapsed, HZ)));
+							      pass_us));
 		backoff = max(backoff, damon_tier_paces[n->nid].backoff);
 	}
 	WRITE_ONCE(free_floor_bp, floor_bp);
-	WRITE_ONCE(backoff_ms, backoff ? (DAMON_TIER_APPLY_INTERVAL_US /
-					  USEC_PER_MSEC) << backoff : 0);
+	WRITE_ONCE(backoff_ms, backoff ? (pass_us / USEC_PER_MSEC) << backoff :
+		   0);
 }
 
 /* Count what the schemes moved and left alone; show the intervals in use. */

@@ -23,8 +23,6 @@ static void damos_test_policy_allows(struct kunit *test)
 		node_set(1, pol.nodes);
 		switch (mode) {
 		case MPOL_BIND:
-		case MPOL_PREFERRED:
-		case MPOL_PREFERRED_MANY:
 			/* Only inside the nodemask. */
 			KUNIT_EXPECT_TRUE_MSG(test, damos_policy_allows(&pol, 1),
 					      "mode %d", mode);
@@ -43,7 +41,7 @@ static void damos_test_policy_allows(struct kunit *test)
 					       "mode %d", mode);
 			break;
 		default:
-			/* MPOL_DEFAULT, MPOL_LOCAL */
+			/* Default, local and both preferences. */
 			KUNIT_EXPECT_TRUE_MSG(test, damos_policy_allows(&pol, 0),
 					      "mode %d", mode);
 			KUNIT_EXPECT_TRUE_MSG(test, damos_policy_allows(&pol, 1),

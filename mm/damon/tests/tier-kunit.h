@@ -80,7 +80,8 @@ static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
 	KUNIT_EXPECT_EQ(test, s->action,
 			hot ? DAMOS_MIGRATE_HOT : DAMOS_MIGRATE_COLD);
 	KUNIT_EXPECT_EQ(test, s->target_nid, dest);
-	KUNIT_EXPECT_EQ(test, s->quota.sz, 200UL << 20);
+	/* A page until the first pacing sets it. */
+	KUNIT_EXPECT_EQ(test, s->quota.sz, PAGE_SIZE);
 	/* On the temporal tuner, a window per 100 ms pass. */
 	KUNIT_EXPECT_EQ(test, s->quota.reset_interval, 50);
 	KUNIT_EXPECT_EQ(test, s->quota.goal_tuner,
