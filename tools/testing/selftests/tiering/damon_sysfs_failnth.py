@@ -33,23 +33,25 @@ must = tiering_util.must_write
 def failing_write(path, val, nth):
     """Write @val to @path with the @nth slab allocation failing.
 
-    Returns (errno or 0, whether the failure was injected)."""
+    Returns (errno or 0, whether the failure was injected).  fail-nth is
+    opened before it is armed: any allocation after arming, the open of a
+    file included, counts down.
+    """
     fd = os.open(path, os.O_WRONLY)
+    nth_fd = os.open(FAIL_NTH, os.O_RDWR)
     try:
-        with open(FAIL_NTH, "w") as f:
-            f.write(str(nth))
+        os.write(nth_fd, str(nth).encode())
         try:
             os.write(fd, val.encode())
             err = 0
         except OSError as e:
             err = e.errno
-        with open(FAIL_NTH) as f:
-            left = int(f.read())
         # Reading it back tells whether the n-th allocation came: 0 if so.
-        with open(FAIL_NTH, "w") as f:
-            f.write("0")
+        left = int(os.pread(nth_fd, 32, 0))
+        os.pwrite(nth_fd, b"0", 0)
         return err, left == 0
     finally:
+        os.close(nth_fd)
         os.close(fd)
 
 
