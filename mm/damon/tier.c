@@ -942,13 +942,14 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 					  unsigned long pass_us)
 {
 	struct damon_tier_pace *x = &damon_tier_paces[nid];
+	const struct damon_tier_range *r;
 	unsigned long up, tried_up, down, hot = 0, total, free, floor, room;
 	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, cap, floor_bp;
 	struct damos_quota_goal *g;
 	struct sysinfo i;
 	struct damos *s;
-	int j;
+	int j, k;
 
 	damon_tier_moved(c, nid, &up, &tried_up, &down);
 	damos_node_meminfo(nid, &i);
@@ -982,8 +983,14 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 		const struct damon_tier_node *n =
 			&damon_tier_running_topo.nodes[j];
 
-		if (n->promote_to == nid)
-			hot += damon_tier_hot_bytes(c, n->start, n->end);
+		if (n->promote_to != nid)
+			continue;
+		/* The node's own pieces: its span may hold other nodes'. */
+		for (k = 0; k < damon_tier_running_topo.nr_ranges; k++) {
+			r = &damon_tier_running_topo.ranges[k];
+			if (r->nid == n->nid)
+				hot += damon_tier_hot_bytes(c, r->start, r->end);
+		}
 	}
 	/*
 	 * An access rate is a moving sum over an aggregation interval: the
