@@ -128,6 +128,9 @@ def main():
         print("# FAILED:")
         for name, _, detail in failed:
             print("#   %s %s" % (name, detail))
+    retried = [r[0] for r in results if r[1] == "pass" and "passed on retry" in r[2]]
+    if retried:
+        print("# passed only on a retry: %s" % ", ".join(retried))
     print(verdict.summary_line(results))
     return 1 if failed else 0
 

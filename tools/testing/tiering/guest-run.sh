@@ -41,8 +41,13 @@ for nr in $tests; do
 		rc=$KSFT_SKIP
 	fi
 	secs=$(( $(date +%s) - start ))
+	# A test that passed on its retry says so.
+	retried=
+	if [ "$rc" = 0 ] && grep -q '^RETRY after' /tmp/.out; then
+		retried="passed on retry, "
+	fi
 	case $rc in
-	0) echo "ok $i $name # ${secs}s" ;;
+	0) echo "ok $i $name # ${retried}${secs}s" ;;
 	"$KSFT_SKIP") echo "ok $i $name # SKIP (${secs}s)" ;;
 	124) echo "not ok $i $name # TIMEOUT after ${limit}s" ;;
 	*) echo "not ok $i $name # exit=$rc (${secs}s)" ;;

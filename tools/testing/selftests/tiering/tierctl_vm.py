@@ -106,8 +106,9 @@ def check_weights():
 
 def check_damo_policy():
     damo = subprocess.run(["sh", "-c", "command -v damo"], stdout=subprocess.PIPE, text=True)
+    # build/venv has damo (make venv): its absence is a broken setup.
+    expect(damo.returncode == 0, "damo is installed (build/venv)")
     if damo.returncode != 0:
-        print("# damo not installed: damo-policy not checked")
         return
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "tiering.json")

@@ -68,7 +68,8 @@ def test_all_skipped_kselftest_is_a_skip(tmp_path):
     tests = tmp_path / "tests.txt"
     tests.write_text(
         "t  allskip  10  echo '# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:3 error:0'\n"
-        "t  someran  10  echo '# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:2 error:0'\n")
+        "t  someran  10  echo '# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:2 error:0'\n"
+        "t  retried  10  echo 'RETRY after a failure'\n")
     # guest-run.sh clears the guest's kernel log; leave the host's alone.
     fake = tmp_path / "bin"
     fake.mkdir()
@@ -78,8 +79,10 @@ def test_all_skipped_kselftest_is_a_skip(tmp_path):
                PATH="%s:%s" % (fake, os.environ["PATH"]))
     out = subprocess.run(["sh", script, str(tests)], env=env, capture_output=True,
                          text=True).stdout
-    res = dict((n, st) for n, st, _ in verdict.parse_guest_tap(out))
-    assert res == {"allskip": "skip", "someran": "pass"}, out
+    res = dict((n, (st, d)) for n, st, d in verdict.parse_guest_tap(out))
+    assert {n: st for n, (st, _) in res.items()} == {
+        "allskip": "skip", "someran": "pass", "retried": "pass"}, out
+    assert "passed on retry" in res["retried"][1] and "retry" not in res["someran"][1]
 
 
 @pytest.mark.parametrize("log,culprit", [
