@@ -54,6 +54,12 @@
 
 /* Bytes a scheme tries and fails to move count 1/this of its quota. */
 #define DAMON_TIER_FAIL_CHARGE_DENOM	16
+/*
+ * The same for demotion.  The kernel's own memory reads as the coldest
+ * (never young), and on a node with much of it (KASAN's shadow, the
+ * memmap) a few probes of quota must get past all of it in a pass.
+ */
+#define DAMON_TIER_DEMOTE_FAIL_CHARGE_DENOM	1024
 
 /*
  * Enable or disable DAMON_TIER.  Also settable at boot: damon_tier.enabled=Y.
@@ -525,7 +531,8 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_topo *topo,
 		 * young) costs little: the quota is what moves.
 		 */
 		.fail_charge_num = 1,
-		.fail_charge_denom = DAMON_TIER_FAIL_CHARGE_DENOM,
+		.fail_charge_denom = hot ? DAMON_TIER_FAIL_CHARGE_DENOM :
+			DAMON_TIER_DEMOTE_FAIL_CHARGE_DENOM,
 	};
 	struct damos_watermarks wmarks = { .metric = DAMOS_WMARK_NONE };
 	struct damos_quota_goal *goal;

@@ -88,10 +88,11 @@ static void damon_tier_expect_scheme(struct kunit *test, struct damos *s,
 			DAMOS_QUOTA_GOAL_TUNER_TEMPORAL);
 	KUNIT_EXPECT_EQ(test, s->apply_interval_us, 100000);
 	KUNIT_EXPECT_TRUE(test, s->respect_placement);
-	/* Failed bytes cost 1/16 of the quota. */
+	/* Failed bytes cost 1/16 of the quota, 1/1024 for demotion. */
 	KUNIT_EXPECT_EQ(test, s->quota.fail_charge_num, 1);
 	KUNIT_EXPECT_EQ(test, s->quota.fail_charge_denom,
-			DAMON_TIER_FAIL_CHARGE_DENOM);
+			hot ? DAMON_TIER_FAIL_CHARGE_DENOM :
+			DAMON_TIER_DEMOTE_FAIL_CHARGE_DENOM);
 	/* Ranked by access frequency, not by age. */
 	KUNIT_EXPECT_GT(test, s->quota.weight_nr_accesses, 0);
 	KUNIT_EXPECT_EQ(test, s->quota.weight_age, 0);
