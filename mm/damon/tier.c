@@ -852,11 +852,13 @@ static unsigned long damon_tier_hot_bytes(struct damon_ctx *c,
 }
 
 /*
- * Bytes the schemes of upper node @nid moved since the last pacing, and
- * bytes its promotion schemes tried to.
+ * Bytes the schemes of upper node @nid moved since the last pacing, bytes
+ * its promotion schemes tried to, and of those the bytes their users'
+ * policies or cpusets keep where they are.
  */
 static void damon_tier_moved(struct damon_ctx *c, int nid, unsigned long *up,
-			     unsigned long *tried_up, unsigned long *down)
+			     unsigned long *tried_up, unsigned long *refused_up,
+			     unsigned long *down)
 {
 	struct damos_quota_goal *g;
 	struct damos_stat *last;
@@ -865,6 +867,7 @@ static void damon_tier_moved(struct damon_ctx *c, int nid, unsigned long *up,
 
 	*up = 0;
 	*tried_up = 0;
+	*refused_up = 0;
 	*down = 0;
 	damon_for_each_scheme(s, c) {
 		if (k >= DAMON_TIER_MAX_SCHEMES)
@@ -880,6 +883,10 @@ static void damon_tier_moved(struct damon_ctx *c, int nid, unsigned long *up,
 		if (s->action == DAMOS_MIGRATE_HOT) {
 			*up += s->stat.sz_applied - last->sz_applied;
 			*tried_up += s->stat.sz_tried - last->sz_tried;
+			*refused_up += s->stat.sz_skipped_policy -
+				last->sz_skipped_policy +
+				s->stat.sz_skipped_cpuset -
+				last->sz_skipped_cpuset;
 		} else {
 			*down += s->stat.sz_applied - last->sz_applied;
 		}
@@ -950,7 +957,8 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 {
 	struct damon_tier_pace *x = &damon_tier_paces[nid];
 	const struct damon_tier_range *r;
-	unsigned long up, tried_up, down, hot = 0, total, free, floor, room;
+	unsigned long up, tried_up, refused_up, down, hot = 0, total, free;
+	unsigned long floor, room;
 	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, cap, floor_bp;
 	struct damos_quota_goal *g;
@@ -958,7 +966,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	struct damos *s;
 	int j, k;
 
-	damon_tier_moved(c, nid, &up, &tried_up, &down);
+	damon_tier_moved(c, nid, &up, &tried_up, &refused_up, &down);
 	damos_node_meminfo(nid, &i);
 	if (!i.totalram)
 		return 0;
@@ -1007,10 +1015,13 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	hot -= min(hot, x->promoted + x->promoted_last / 2);
 	/*
 	 * Promotion finds hot memory if one in DAMON_TIER_FAIL_CHARGE_DENOM
-	 * of the bytes it looked at moved, when it had room for them.
+	 * of the bytes it looked at moved, when it had room for them.  Hot
+	 * memory a policy or cpuset keeps below does not count against it:
+	 * past it is where the rest of the hot memory is.
 	 */
 	if (tried_up)
-		x->finding = up >= tried_up / DAMON_TIER_FAIL_CHARGE_DENOM;
+		x->finding = up && up >= (tried_up - min(refused_up, tried_up)) /
+			DAMON_TIER_FAIL_CHARGE_DENOM;
 	/* Whole pages: DAMOS splits a region where a quota ends. */
 	lead = damon_tier_next_lead(x, up, down, hot, probe, cap, now,
 				    usecs_to_jiffies(pass_us));

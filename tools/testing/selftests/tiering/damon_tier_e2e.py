@@ -11,7 +11,10 @@ enables damon_tier and asserts, with move_pages(2) page counts, that:
   - the top node's free memory settles in a band around its goal: from
     the free floor damon_tier reports (free_floor_bp: what the kernel's
     watermarks keep free) less 0.3 pp, to the larger of target_free_bp
-    and that floor plus 1 pp.  The 3% free of the start is outside it;
+    and that floor plus 1.7 pp: the last lead of an exchange, up to 16
+    probes of 1/1024 of the node, stays free when nothing hot is left to
+    fill it, plus a probe of hysteresis.  The 3% free of the start is
+    outside it (make bench judges the tighter goal);
   - the data of every set is intact after the migrations (checksums);
   - bytes_promoted/bytes_demoted report the migrations.
 
@@ -284,7 +287,7 @@ def check_run(a, top, hot, hot_mb, target_free_bp):
         settled = frees[len(frees) // 2:]
         if settled:
             mean = sum(settled) / len(settled)
-            lo, hi = floor_bp - 30, max(target_free_bp, floor_bp) + 100
+            lo, hi = floor_bp - 30, max(target_free_bp, floor_bp) + 170
             expect(lo <= mean <= hi,
                    "node%d free once settled %.2f%% within [%.2f%%, %.2f%%] "
                    "(target %.2f%%, floor %.2f%%)" % (
