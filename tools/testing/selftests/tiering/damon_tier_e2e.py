@@ -45,7 +45,6 @@ and that no data is lost.
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import time
@@ -70,21 +69,6 @@ def param(name, val=None):
     return None
 
 
-def tiers():
-    """Memory tiers as lists of nodes, fastest first."""
-    base = "/sys/devices/virtual/memory_tiering"
-    out = []
-    for d in sorted(os.listdir(base), key=lambda d: int(re.sub(r"\D", "", d) or 0)):
-        if not d.startswith("memory_tier"):
-            continue
-        nodes = []
-        for part in read(os.path.join(base, d, "nodelist")).split(","):
-            lo, _, hi = part.partition("-")
-            nodes += list(range(int(lo), int(hi or lo) + 1))
-        out.append(nodes)
-    return out
-
-
 # At most max_nr_regions, plus a few transient splits per scheme (quotas,
 # address filters).  Far more means runaway splitting.
 def max_regions():
@@ -95,36 +79,6 @@ def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def parse(line):
-    """(label, residency counts, total, other set's counts) of a report."""
-    m = re.match(r"t=\S+( set=(\w))?(.*?) total=(\d+) passes=\d+( other(.*) total=\d+)?$",
-                 line.strip())
-    if not m:
-        return None
-
-    def counts(s):
-        return dict((int(k[4:]), int(v)) for k, v in (kv.split("=") for kv in s.split()))
-    return (m.group(2) or "A", counts(m.group(3)), int(m.group(4)),
-            counts(m.group(6)) if m.group(5) else None)
-
-
-def toggle(a):
-    pids = set()
-    for _ in range(a.toggle):
-        param("enabled", "Y")
-        pids.add(param("kdamond_pid"))
-        param("enabled", "N")
-        expect(param("kdamond_pid") == "-1", "kdamond_pid is -1 after disable")
-    print("toggled %d times, %d distinct kdamond pids" % (a.toggle, len(pids)))
-    expect("-1" not in pids, "kdamond_pid was never -1 while enabled")
-    param("enabled", "Y")
-    time.sleep(3)
-    expect(param("enabled") == "Y" and int(param("kdamond_pid")) > 0,
-           "damon_tier runs after the toggling")
-    param("enabled", "N")
-    expect(int(param("nr_regions")) == 0, "nr_regions is 0 after disable")
 
 
 def run(a, top, hot):
@@ -139,7 +93,7 @@ def run(a, top, hot):
     demoted_at_change = None
     label_seen = "A"
     for line in hot.stdout:
-        r = parse(line)
+        r = tiering_util.parse_report(line)
         if not r:
             continue
         label, counts, npages, other = r
@@ -206,7 +160,7 @@ def main():
     if not os.path.isdir(PARAMS):
         print("kernel has no damon_tier")
         return 1
-    t = tiers()
+    t = tiering_util.tiers()
     if len(t) < 2:
         print("needs two memory tiers")
         return 1

@@ -41,16 +41,6 @@ put = tiering_util.must_write
 node_mem = tiering_util.node_mem
 
 
-def tiers():
-    base = "/sys/devices/virtual/memory_tiering"
-    out = []
-    for d in sorted(os.listdir(base), key=lambda d: int(re.sub(r"\D", "", d) or 0)):
-        if d.startswith("memory_tier"):
-            out.append([int(x) for x in read(os.path.join(base, d, "nodelist"))
-                        .replace("-", ",").split(",")])
-    return out
-
-
 class Buffer:
     """One tier_workload process; its last move_pages(2) counts."""
 
@@ -123,7 +113,7 @@ def main():
     ap.add_argument("--no-mlock", action="store_true")
     a = ap.parse_args()
 
-    t = tiers()
+    t = tiering_util.tiers()
     top, bottom = t[0][0], t[-1][0]
     bind_node = bottom if a.bind_node is None else a.bind_node
     put("/sys/kernel/mm/transparent_hugepage/enabled", "never")

@@ -2,6 +2,7 @@
 """Helpers shared by the Python kselftests of this directory."""
 import errno
 import os
+import re
 import time
 
 failures = 0
@@ -77,3 +78,32 @@ def node_range(nid):
             lo = start if lo is None else min(lo, start)
             hi = start + size if hi is None else max(hi, start + size)
     return lo, hi
+
+
+def tiers():
+    """Memory tiers as lists of nodes, fastest first."""
+    base = "/sys/devices/virtual/memory_tiering"
+    out = []
+    for d in sorted(os.listdir(base), key=lambda d: int(re.sub(r"\D", "", d) or 0)):
+        if not d.startswith("memory_tier"):
+            continue
+        nodes = []
+        for part in read_file(os.path.join(base, d, "nodelist")).split(","):
+            lo, _, hi = part.partition("-")
+            nodes += list(range(int(lo), int(hi or lo) + 1))
+        out.append(nodes)
+    return out
+
+
+def parse_report(line):
+    """A tier_workload hot-set report: (set label, {node: pages}, total,
+    {node: pages} of the other set or None), or None for another line."""
+    m = re.match(r"t=\S+( set=(\w))?(.*?) total=(\d+) passes=\d+( other(.*) total=\d+)?$",
+                 line.strip())
+    if not m:
+        return None
+
+    def counts(s):
+        return dict((int(k[4:]), int(v)) for k, v in (kv.split("=") for kv in s.split()))
+    return (m.group(2) or "A", counts(m.group(3)), int(m.group(4)),
+            counts(m.group(6)) if m.group(5) else None)

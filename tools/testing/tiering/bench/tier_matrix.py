@@ -27,7 +27,6 @@ cold data mlocked.
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -61,21 +60,6 @@ def put(path, val):
 
 def read(path):
     return tiering_util.read_file(path)
-
-
-def tiers():
-    """Memory tiers as lists of nodes, fastest first."""
-    base = "/sys/devices/virtual/memory_tiering"
-    out = []
-    for d in sorted(os.listdir(base), key=lambda d: int(re.sub(r"\D", "", d) or 0)):
-        if not d.startswith("memory_tier"):
-            continue
-        nodes = []
-        for part in read(os.path.join(base, d, "nodelist")).split(","):
-            lo, _, hi = part.partition("-")
-            nodes += list(range(int(lo), int(hi or lo) + 1))
-        out.append(nodes)
-    return out
 
 
 def node_pcp_kb(nid):
@@ -137,18 +121,6 @@ def kthread_pids(prefixes):
     return pids
 
 
-def parse_report(line):
-    """(set label, {node: pages}, total, {node: pages} of the other set)."""
-    m = re.match(r"t=\S+( set=(\w))?(.*?) total=(\d+) passes=\d+( other(.*) total=\d+)?$",
-                 line.strip())
-    if not m:
-        return None
-
-    def counts(s):
-        return dict((int(k[4:]), int(v)) for k, v in (kv.split("=") for kv in s.split()))
-    return (m.group(2), counts(m.group(3)), int(m.group(4)),
-            counts(m.group(6)) if m.group(5) else None)
-
 
 def settings():
     keys = ("vm/min_free_kbytes", "vm/watermark_boost_factor", "kernel/numa_balancing")
@@ -159,7 +131,7 @@ def settings():
 
 def run_cell(cell, workload):
     mech = MECHS[cell["mech"]]
-    t = tiers()
+    t = tiering_util.tiers()
     top = t[0][0]
     low = max(t[-1])
     boot = settings()
@@ -212,7 +184,7 @@ def run_cell(cell, workload):
     samples = []
     hot_pages = 0
     for line in hot.stdout:
-        r = parse_report(line)
+        r = tiering_util.parse_report(line)
         if not r:
             continue
         label, counts, hot_pages, other = r
