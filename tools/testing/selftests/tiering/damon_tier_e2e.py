@@ -81,6 +81,23 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def toggle(a):
+    pids = set()
+    for _ in range(a.toggle):
+        param("enabled", "Y")
+        pids.add(param("kdamond_pid"))
+        param("enabled", "N")
+        expect(param("kdamond_pid") == "-1", "kdamond_pid is -1 after disable")
+    print("toggled %d times, %d distinct kdamond pids" % (a.toggle, len(pids)))
+    expect("-1" not in pids, "kdamond_pid was never -1 while enabled")
+    param("enabled", "Y")
+    time.sleep(3)
+    expect(param("enabled") == "Y" and int(param("kdamond_pid")) > 0,
+           "damon_tier runs after the toggling")
+    param("enabled", "N")
+    expect(int(param("nr_regions")) == 0, "nr_regions is 0 after disable")
+
+
 def run(a, top, hot):
     """Enable damon_tier and follow the hot set; assert what was asked."""
     t0 = time.time()
