@@ -15,10 +15,8 @@ demoted.  respect_placement rejects malformed input and keeps its value.
 import errno
 import os
 import re
-import struct
 import subprocess
 import sys
-import time
 
 import tiering_util
 
@@ -34,34 +32,6 @@ expect = tiering_util.expect
 must = tiering_util.must_write
 
 
-def buffer_pfns(pid):
-    """PFNs of the MB-sized anonymous mapping of @pid, in address order."""
-    with open("/proc/%d/maps" % pid) as f:
-        for line in f:
-            lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
-            if hi - lo == MB << 20 and len(line.split()) < 6:
-                break
-        else:
-            raise RuntimeError("buffer mapping not found")
-    pfns = []
-    with open("/proc/%d/pagemap" % pid, "rb") as f:
-        f.seek(lo // 4096 * 8)
-        for (e,) in struct.iter_unpack("<Q", f.read((hi - lo) // 4096 * 8)):
-            pfns.append(e & ((1 << 55) - 1) if e >> 63 else None)
-    return pfns
-
-
-def longest_run(pfns):
-    best, start = (0, 0), None
-    srt = sorted(p for p in pfns if p)
-    for i, p in enumerate(srt):
-        if i == 0 or p != srt[i - 1] + 1:
-            start = p
-        if p + 1 - start > best[1] - best[0]:
-            best = (start, p + 1)
-    return best
-
-
 def node_pages(pid):
     counts = {}
     with open("/proc/%d/numa_maps" % pid) as f:
@@ -74,16 +44,7 @@ def node_pages(pid):
 
 def run_scheme(start, end, respect):
     """Demote [start, end) physical pages to node1; the scheme's stats."""
-    must(KD + "/nr_kdamonds", "1")
-    must(KD + "/0/contexts/nr_contexts", "1")
-    must(CTX + "/operations", "paddr")
-    must(CTX + "/targets/nr_targets", "1")
-    must(CTX + "/targets/0/regions/nr_regions", "1")
-    must(CTX + "/targets/0/regions/0/start", str(start * 4096))
-    must(CTX + "/targets/0/regions/0/end", str(end * 4096))
-    must(CTX + "/schemes/nr_schemes", "1")
-    must(S0 + "/action", "migrate_cold")
-    must(S0 + "/target_nid", "1")
+    tiering_util.paddr_scheme(start, end, "migrate_cold", 1)
     expect(read(S0 + "/respect_placement") == "N", "respect_placement defaults to N")
     for bad in ("maybe", "2", "\n", "-1"):
         err = write(S0 + "/respect_placement", bad)
@@ -92,18 +53,7 @@ def run_scheme(start, end, respect):
     if respect:
         must(S0 + "/respect_placement", "Y")
         expect(read(S0 + "/respect_placement") == "Y", "respect_placement reads Y")
-    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
-                 ("age/max", "4294967295")):
-        must(S0 + "/access_pattern/" + k, v)
-    must(KD + "/0/state", "on")
-    try:
-        time.sleep(3)
-        must(KD + "/0/state", "update_schemes_stats")
-        return {k: int(read(S0 + "/stats/" + k)) for k in (
-            "sz_tried", "sz_applied", "sz_skipped_mlock", "sz_skipped_policy")}
-    finally:
-        write(KD + "/0/state", "off")
-        write(KD + "/nr_kdamonds", "0")
+    return tiering_util.paddr_scheme_run(3)
 
 
 def main():
@@ -117,7 +67,7 @@ def main():
                              text=True, env=env)
         try:
             expect(p.stdout.readline().strip() == "ready", "buffer placed")
-            start, end = longest_run(buffer_pfns(p.pid))
+            start, end = tiering_util.longest_run(tiering_util.buffer_pfns(p.pid, MB))
             print("%s buffer, respect_placement %s: %d contiguous pages at pfn %#x" % (
                 "mlocked" if mlock else "plain", "Y" if respect else "N",
                 end - start, start))

@@ -2,7 +2,10 @@
 """Helpers shared by the Python kselftests of this directory."""
 import errno
 import os
+import ctypes
+import platform
 import re
+import struct
 import time
 
 failures = 0
@@ -107,3 +110,93 @@ def parse_report(line):
         return dict((int(k[4:]), int(v)) for k, v in (kv.split("=") for kv in s.split()))
     return (m.group(2) or "A", counts(m.group(3)), int(m.group(4)),
             counts(m.group(6)) if m.group(5) else None)
+
+
+def buffer_range(pid, mb):
+    """[lo, hi) of the @mb MiB anonymous mapping of @pid."""
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+            if hi - lo == mb << 20 and len(line.split()) < 6:
+                return lo, hi
+    raise RuntimeError("buffer mapping not found")
+
+
+def buffer_pfns(pid, mb):
+    """PFNs of the @mb MiB anonymous mapping of @pid, in address order
+    (None for a page not present)."""
+    lo, hi = buffer_range(pid, mb)
+    pfns = []
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(lo // 4096 * 8)
+        for (e,) in struct.iter_unpack("<Q", f.read((hi - lo) // 4096 * 8)):
+            pfns.append(e & ((1 << 55) - 1) if e >> 63 else None)
+    return pfns
+
+
+def longest_run(pfns):
+    """The longest run of consecutive PFNs in @pfns, as [start, end)."""
+    best, start = (0, 0), None
+    srt = sorted(p for p in pfns if p)
+    for i, p in enumerate(srt):
+        if i == 0 or p != srt[i - 1] + 1:
+            start = p
+        if p + 1 - start > best[1] - best[0]:
+            best = (start, p + 1)
+    return best
+
+
+_SYS_MOVE_PAGES = {"x86_64": 279, "aarch64": 239}
+
+
+def page_nodes(pid, lo, hi):
+    """The node of every page of [lo, hi) of @pid, from move_pages(2) with
+    no target nodes (a negative errno for a page it cannot tell)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    n = (hi - lo) // 4096
+    pages = (ctypes.c_void_p * n)(*range(lo, hi, 4096))
+    status = (ctypes.c_int * n)()
+    ret = libc.syscall(ctypes.c_long(_SYS_MOVE_PAGES[platform.machine()]),
+                       ctypes.c_long(pid), ctypes.c_ulong(n), pages, None,
+                       status, ctypes.c_int(0))
+    if ret:
+        raise OSError(ctypes.get_errno(), "move_pages")
+    return list(status)
+
+
+DAMON_KD = "/sys/kernel/mm/damon/admin/kdamonds"
+DAMON_S0 = DAMON_KD + "/0/contexts/0/schemes/0"
+
+
+def paddr_scheme(start, end, action, target_nid):
+    """Set up one paddr kdamond watching PFNs [start, end) with one scheme
+    that applies @action toward @target_nid to every region, no quota.
+    The kdamond is left off; see paddr_scheme_run()."""
+    ctx = DAMON_KD + "/0/contexts/0"
+    must_write(DAMON_KD + "/nr_kdamonds", "1")
+    must_write(DAMON_KD + "/0/contexts/nr_contexts", "1")
+    must_write(ctx + "/operations", "paddr")
+    must_write(ctx + "/targets/nr_targets", "1")
+    must_write(ctx + "/targets/0/regions/nr_regions", "1")
+    must_write(ctx + "/targets/0/regions/0/start", str(start * 4096))
+    must_write(ctx + "/targets/0/regions/0/end", str(end * 4096))
+    must_write(ctx + "/schemes/nr_schemes", "1")
+    must_write(DAMON_S0 + "/action", action)
+    must_write(DAMON_S0 + "/target_nid", str(target_nid))
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must_write(DAMON_S0 + "/access_pattern/" + k, v)
+
+
+def paddr_scheme_run(seconds):
+    """Run the kdamond paddr_scheme() set up for @seconds, then remove it;
+    the scheme's stats."""
+    must_write(DAMON_KD + "/0/state", "on")
+    try:
+        time.sleep(seconds)
+        must_write(DAMON_KD + "/0/state", "update_schemes_stats")
+        return {k: int(read_file(DAMON_S0 + "/stats/" + k)) for k in (
+            "sz_tried", "sz_applied", "sz_skipped_mlock", "sz_skipped_policy")}
+    finally:
+        write_file(DAMON_KD + "/0/state", "off")
+        write_file(DAMON_KD + "/nr_kdamonds", "0")

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""DAMOS migrations show in the kernel's promotion and demotion counters.
+
+For every pair of adjacent memory tiers, a cold buffer of a task in its own
+memory cgroup is placed on one node, and a paddr kdamond watching exactly
+the longest run of its physical pages (from /proc/PID/pagemap) moves it to
+the other with migrate_cold (down a tier) or migrate_hot (up a tier).  The
+pages that moved are counted with move_pages(2) before and after, and must
+equal, exactly:
+  - down: pgdemote_damon of the source node (its vmstat), of /proc/vmstat
+    and of the cgroup's memory.stat, and sz_applied in pages;
+  - up: pgpromote_success of the target node, of /proc/vmstat and of the
+    cgroup's memory.stat, and sz_applied in pages;
+while the other counter does not move.  Within one tier (two CXL nodes)
+pages move and neither counter does.  The buffer's data must be intact.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import tiering_util
+
+WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
+CG_ROOT = "/sys/fs/cgroup"
+CG = CG_ROOT + "/damon_vmstat"
+MB = 16
+COUNTERS = ("pgpromote_success", "pgdemote_damon")
+
+expect = tiering_util.expect
+read = tiering_util.read_file
+
+
+def keyed(path):
+    vals = {}
+    with open(path) as f:
+        for line in f:
+            k, v = line.split()[:2]
+            vals[k] = int(v)
+    return vals
+
+
+def snapshot(nodes):
+    """Both counters: per node, system-wide and of the test's cgroup.
+
+    Per-CPU differences are folded in first (vm.stat_refresh), and memory
+    cgroup statistics are flushed every 2 s: read after that."""
+    tiering_util.must_write("/proc/sys/vm/stat_refresh", "1")
+    time.sleep(2.5)
+    snap = {}
+    for n in nodes:
+        v = keyed("/sys/devices/system/node/node%d/vmstat" % n)
+        for c in COUNTERS:
+            snap[(n, c)] = v[c]
+    for src, path in (("vm", "/proc/vmstat"), ("cg", CG + "/memory.stat")):
+        v = keyed(path)
+        for c in COUNTERS:
+            snap[(src, c)] = v[c]
+    return snap
+
+
+def one_move(nodes, src, dst, kind):
+    """Move the buffer of a task from @src to @dst; @kind is "promote",
+    "demote" or "none" (same tier): which counter must count it."""
+    action = "migrate_hot" if kind == "promote" else "migrate_cold"
+    print("--- %s: node%d -> node%d with %s" % (kind, src, dst, action))
+    cmd = ["sh", "-c", 'echo $$ > %s/cgroup.procs && exec "$@"' % CG, "sh",
+           WORKLOAD, "cold", str(MB), str(src)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        expect(p.stdout.readline().strip() == "ready", "buffer placed on node%d" % src)
+        lo, hi = tiering_util.buffer_range(p.pid, MB)
+        start, end = tiering_util.longest_run(tiering_util.buffer_pfns(p.pid, MB))
+        expect(end - start >= 16, "a run of %d contiguous pages to watch" % (end - start))
+        before = tiering_util.page_nodes(p.pid, lo, hi)
+        expect(before.count(src) == len(before), "every page on node%d" % src)
+        old = snapshot(nodes)
+        tiering_util.paddr_scheme(start, end, action, dst)
+        st = tiering_util.paddr_scheme_run(3)
+        new = snapshot(nodes)
+        after = tiering_util.page_nodes(p.pid, lo, hi)
+    finally:
+        p.terminate()
+        out, _ = p.communicate(timeout=60)
+    moved = sum(1 for a, b in zip(before, after) if a == src and b == dst)
+    delta = dict((k, new[k] - old[k]) for k in new)
+    print("moved %d of %d pages (run %d), sz_applied %d; deltas %s" % (
+        moved, len(before), end - start, st["sz_applied"],
+        dict((k, v) for k, v in delta.items() if v)))
+    expect(p.returncode == 0 and "intact" in out, "data intact")
+    expect(moved >= (end - start) * 9 // 10, "most of the run moved")
+    expect(st["sz_applied"] == moved * 4096, "sz_applied counts the pages that moved")
+    counted = {"promote": ("pgpromote_success", dst),
+               "demote": ("pgdemote_damon", src)}.get(kind)
+    for c in COUNTERS:
+        want = moved if counted and counted[0] == c else 0
+        for n in nodes:
+            w = want if counted and counted[1] == n else 0
+            expect(delta[(n, c)] == w, "node%d %s +%d (want +%d)" % (n, c, delta[(n, c)], w))
+        for where in ("vm", "cg"):
+            expect(delta[(where, c)] == want, "%s %s +%d (want +%d)" % (
+                "/proc/vmstat" if where == "vm" else "memory.stat", c,
+                delta[(where, c)], want))
+
+
+def main():
+    for i in range(int(read(tiering_util.DAMON_KD + "/nr_kdamonds"))):
+        if read("%s/%d/state" % (tiering_util.DAMON_KD, i)) != "off":
+            print("FAIL: DAMON sysfs in use")
+            return 1
+    if not os.path.exists(CG_ROOT + "/cgroup.controllers"):
+        subprocess.run(["mount", "-t", "cgroup2", "none", CG_ROOT], check=True)
+    tiering_util.must_write(CG_ROOT + "/cgroup.subtree_control", "+memory")
+    os.makedirs(CG, exist_ok=True)
+    tiers = [[n for n in t if tiering_util.node_mem(n)[0]] for t in tiering_util.tiers()]
+    tiers = [t for t in tiers if t]
+    nodes = sorted(n for t in tiers for n in t)
+    print("tiers (fastest first):", tiers)
+    expect(len(tiers) >= 2, "at least two memory tiers")
+    try:
+        for upper, lower in zip(tiers, tiers[1:]):
+            one_move(nodes, upper[0], lower[-1], "demote")
+            one_move(nodes, lower[-1], upper[0], "promote")
+        for t in tiers:
+            if len(t) > 1:
+                one_move(nodes, t[-1], t[0], "none")
+    finally:
+        os.rmdir(CG)
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
