@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -636,16 +637,196 @@ TEST_F(tiers, numactl_interleave_all)
 	EXPECT_EQ(self->ntiers == 2 ? 3500 : 3000, c[0]);
 }
 
-/* get_mempolicy(MPOL_F_NODE) reports a node of the mask. */
-TEST_F(tiers, get_mempolicy_next_node)
+/* Per-node weights of @mask under the current tier weights. */
+static void node_weights(struct tier *t, int ntiers, int *w)
 {
-	unsigned long mask = 0x3;
-	int node = -1;
+	int i, n;
 
-	ASSERT_EQ(0, write_str(SYSCTL, "5 1"));
-	ASSERT_EQ(0, set_mempolicy(MPOL_INTERLEAVE, &mask, MAX_NODES + 1));
-	ASSERT_EQ(0, get_mempolicy(&node, NULL, 0, NULL, MPOL_F_NODE));
-	EXPECT_TRUE(node == 0 || node == 1);
+	for (n = 0; n < MAX_NODES; n++)
+		w[n] = 1;
+	for (i = 0; i < ntiers; i++)
+		for (n = 0; n < MAX_NODES; n++)
+			if (t[i].nodes & (1UL << n))
+				w[n] = tier_weight(t[i].id);
+}
+
+/*
+ * The documented sequence, written out independently of the kernel: the
+ * nodes of @mask in order, each for its weight's worth of consecutive
+ * indexes, wrapping after the sum of the weights.
+ */
+static int seq_node(unsigned long mask, const int *w, unsigned long ilx)
+{
+	unsigned long total = 0, target;
+	int n;
+
+	for (n = 0; n < MAX_NODES; n++)
+		if (mask & (1UL << n))
+			total += w[n];
+	target = ilx % total;
+	for (n = 0; n < MAX_NODES; n++) {
+		if (!(mask & (1UL << n)))
+			continue;
+		if (target < (unsigned long)w[n])
+			return n;
+		target -= w[n];
+	}
+	return -1;
+}
+
+/* 5:1 on two tiers, 4:2:1 on three. */
+static void set_test_weights(struct __test_metadata *_metadata,
+			     struct tier *t, int ntiers)
+{
+	int i;
+
+	for (i = 0; i < ntiers; i++)
+		ASSERT_EQ(0, set_tier_weight(t[i].id, ntiers == 2 ? (i ? 1 : 5) :
+					     (4 >> i ?: 1)));
+}
+
+/*
+ * get_mempolicy(MPOL_F_NODE | MPOL_F_ADDR) on every page of an interleaved
+ * mapping: the offset-based sequence, page by page, for the tier weights
+ * and for the default weights (the base kernel's round robin), and the
+ * same node as move_pages(2).  An anonymous mapping's interleave index is
+ * its virtual page number.
+ */
+TEST_F(tiers, get_mempolicy_addr_sequence)
+{
+	unsigned long mask = all_nodes_mask(), npages = 126, i;
+	int w[MAX_NODES], node, status, round, bad;
+	char *buf;
+	void *page;
+
+	for (round = 0; round < 2; round++) {
+		if (round)
+			set_test_weights(_metadata, self->t, self->ntiers);
+		else
+			ASSERT_EQ(0, write_str(SYSCTL, "1 1"));
+		node_weights(self->t, self->ntiers, w);
+		buf = mmap(NULL, npages * page_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, buf);
+		madvise(buf, npages * page_size, MADV_NOHUGEPAGE);
+		ASSERT_EQ(0, mbind(buf, npages * page_size, MPOL_INTERLEAVE,
+				   &mask, MAX_NODES + 1, 0));
+		for (i = 0; i < npages; i++)
+			buf[i * page_size] = 1;
+		bad = 0;
+		for (i = 0; i < npages; i++) {
+			unsigned long ilx = (unsigned long)buf / page_size + i;
+
+			page = buf + i * page_size;
+			ASSERT_EQ(0, get_mempolicy(&node, NULL, 0, page,
+						   MPOL_F_NODE | MPOL_F_ADDR));
+			ASSERT_EQ(0, move_pages(0, 1, &page, NULL, &status, 0));
+			if (node != seq_node(mask, w, ilx) || node != status) {
+				TH_LOG("round %d page %lu: get_mempolicy %d, move_pages %d, expected %d",
+				       round, i, node, status, seq_node(mask, w, ilx));
+				bad++;
+			}
+		}
+		EXPECT_EQ(0, bad);
+		munmap(buf, npages * page_size);
+	}
+}
+
+/*
+ * The process-based path: page cache of a ramfs file is allocated without
+ * an interleave index, so it walks the task's interleave state.  Before
+ * each one-page write, get_mempolicy(MPOL_F_NODE) says where the next
+ * allocation goes; each page must be there (move_pages(2) on a shared
+ * mapping of the file), and the whole sequence must be the documented one
+ * from a fresh set_mempolicy().  The file is written and truncated once
+ * first so that its page cache index nodes come from the slab, not from
+ * fresh pages that would take turns of the sequence.
+ */
+TEST_F(tiers, get_mempolicy_process_sequence)
+{
+	unsigned long mask = all_nodes_mask(), npages = 63, i;
+	int w[MAX_NODES], peek[64], status[64], round, fd, bad;
+	char dir[] = "/tmp/tier_il_XXXXXX", file[64], *data, *map;
+	void *pages[64];
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, mount("none", dir, "ramfs", 0, NULL));
+	snprintf(file, sizeof(file), "%s/f", dir);
+	data = calloc(1, page_size);
+	ASSERT_NE(NULL, data);
+	for (round = 0; round < 2; round++) {
+		fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0600);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < npages; i++)
+			ASSERT_EQ(page_size, pwrite(fd, data, page_size, i * page_size));
+		ASSERT_EQ(0, ftruncate(fd, 0));
+		if (round)
+			set_test_weights(_metadata, self->t, self->ntiers);
+		else
+			ASSERT_EQ(0, write_str(SYSCTL, "1 1"));
+		node_weights(self->t, self->ntiers, w);
+		ASSERT_EQ(0, set_mempolicy(MPOL_INTERLEAVE, &mask, MAX_NODES + 1));
+		for (i = 0; i < npages; i++) {
+			ASSERT_EQ(0, get_mempolicy(&peek[i], NULL, 0, NULL, MPOL_F_NODE));
+			data[0] = (char)i;
+			ASSERT_EQ(page_size, pwrite(fd, data, page_size, i * page_size));
+		}
+		ASSERT_EQ(0, set_mempolicy(MPOL_DEFAULT, NULL, 0));
+		map = mmap(NULL, npages * page_size, PROT_READ, MAP_SHARED, fd, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		for (i = 0; i < npages; i++) {
+			pages[i] = map + i * page_size;
+			ASSERT_EQ((char)i, map[i * page_size]);
+		}
+		ASSERT_EQ(0, move_pages(0, npages, pages, NULL, status, 0));
+		bad = 0;
+		for (i = 0; i < npages; i++) {
+			if (peek[i] != status[i] || peek[i] != seq_node(mask, w, i)) {
+				TH_LOG("round %d page %lu: get_mempolicy %d, move_pages %d, expected %d",
+				       round, i, peek[i], status[i], seq_node(mask, w, i));
+				bad++;
+			}
+		}
+		EXPECT_EQ(0, bad);
+		munmap(map, npages * page_size);
+		close(fd);
+	}
+	unlink(file);
+	free(data);
+	EXPECT_EQ(0, umount(dir));
+	rmdir(dir);
+}
+
+/*
+ * The sysctl's LOW goes to every tier below the top, also on three tiers;
+ * reading shows the top tier and the one right below it.
+ */
+TEST_F(tiers, sysctl_low_sets_every_lower_tier)
+{
+	unsigned long mask = all_nodes_mask();
+	int count[MAX_NODES], w[MAX_NODES], n, i;
+	unsigned long npages = 630;	/* a multiple of 5+2 and of 5+2+2 */
+	char buf[64];
+
+	ASSERT_EQ(0, write_str(SYSCTL, "5 2"));
+	EXPECT_EQ(5, tier_weight(self->t[0].id));
+	for (i = 1; i < self->ntiers; i++)
+		EXPECT_EQ(2, tier_weight(self->t[i].id)) TH_LOG("tier %d", i);
+	read_str(SYSCTL, buf, sizeof(buf));
+	EXPECT_STREQ("5 2\n", buf);
+	node_weights(self->t, self->ntiers, w);
+	ASSERT_EQ(0, fault_and_count(npages, count, MPOL_INTERLEAVE, mask));
+	for (n = 0; n < MAX_NODES; n++)
+		if (mask & (1UL << n))
+			EXPECT_EQ(expected_count(self->t, self->ntiers, mask, n, npages),
+				  count[n]) TH_LOG("node %d", n);
+	EXPECT_EQ(self->ntiers == 2 ? 450 : 350, count[0]);
+	/* A tier below the second one does not show through the sysctl. */
+	if (self->ntiers >= 3) {
+		ASSERT_EQ(0, set_tier_weight(self->t[2].id, 9));
+		read_str(SYSCTL, buf, sizeof(buf));
+		EXPECT_STREQ("5 2\n", buf);
+	}
 }
 
 /* MPOL_WEIGHTED_INTERLEAVE keeps its own per-node weights. */
