@@ -447,6 +447,30 @@ static void damon_tier_test_lead_backs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x.backoff, 0U);
 }
 
+/*
+ * The regions the module's kdamond gets are whole pages, also in a kernel
+ * built with DAMON's core KUnit suite, which shrinks the core's minimum
+ * region size only while it runs: byte-sized regions made demotion stall
+ * on such kernels.
+ */
+static void damon_tier_test_page_regions(struct kunit *test)
+{
+	struct damon_addr_range range = {
+		.start = PAGE_SIZE + 1,
+		.end = 3 * PAGE_SIZE - 1,
+	};
+	struct damon_target *t = damon_new_target();
+	struct damon_region *r;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, damon_set_regions(t, &range, 1), 0);
+	KUNIT_ASSERT_EQ(test, damon_nr_regions(t), 1U);
+	r = damon_first_region(t);
+	KUNIT_EXPECT_EQ(test, r->ar.start, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, r->ar.end, 3 * PAGE_SIZE);
+	damon_free_target(t);
+}
+
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
 	KUNIT_CASE(damon_tier_test_three_tiers),
@@ -457,6 +481,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_lead_follows_promotion),
 	KUNIT_CASE(damon_tier_test_lead_ready),
 	KUNIT_CASE(damon_tier_test_lead_backs_off),
+	KUNIT_CASE(damon_tier_test_page_regions),
 	{},
 };
 
