@@ -28,17 +28,8 @@ def build_tools():
     return exe
 
 
-def guest_json(topology, cmd, name, timeout, append="kunit.enable=0"):
-    rc, log, outdir = vm.run(topology, cmd, kernel=KERNEL, timeout=timeout, name=name,
-                             append=append, echo="none")
-    rows = []
-    with open(os.path.join(outdir, "output.log")) as f:
-        for line in f:
-            if line.startswith("{"):
-                rows.append(json.loads(line))
-    if rc != 0 or not rows:
-        sys.exit("bench: %s failed (rc %d, serial log %s)" % (name, rc, log))
-    return rows
+def guest_json(topology, cmd, name, timeout):
+    return vm.run_json(topology, cmd, KERNEL, name, timeout, "bench")
 
 
 def best(rows, key):

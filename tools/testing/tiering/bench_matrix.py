@@ -71,16 +71,8 @@ def run_topology(topology, cells, name=None):
         os.path.join(vm.BUILD, "venv", "bin"), guest, workload, json.dumps(cells))
     budget = sum(c["seconds"] + 40 for c in cells) + 300
     t0 = time.time()
-    rc, log, outdir = vm.run(topology, cmd, kernel=KERNEL, timeout=budget,
-                             name=name or "bench-matrix-" + topology,
-                             append="kunit.enable=0", echo="none")
-    rows = []
-    with open(os.path.join(outdir, "output.log")) as f:
-        for line in f:
-            if line.startswith("{"):
-                rows.append(json.loads(line))
-    if rc != 0 or not rows:
-        sys.exit("bench_matrix: %s failed (rc %d, serial log %s)" % (topology, rc, log))
+    name = name or "bench-matrix-" + topology
+    rows = vm.run_json(topology, cmd, KERNEL, name, budget, "bench_matrix")
     boot = rows[0].get("boot_settings")
     return {"topology": topology, "seconds": time.time() - t0, "boot_settings": boot,
             "cells": [r for r in rows if "cell" in r]}

@@ -284,6 +284,23 @@ def run(topology, command, kernel=None, timeout=600, name=None, append="",
     return rc, log_path, outdir
 
 
+def run_json(topology, command, kernel, name, timeout, who,
+             append="kunit.enable=0"):
+    """Run @command in the guest quietly; the JSON objects it printed, one
+    per line.  Exits naming @who and the serial log when the guest failed
+    or printed none."""
+    rc, log, outdir = run(topology, command, kernel=kernel, timeout=timeout,
+                          name=name, append=append, echo="none")
+    rows = []
+    with open(os.path.join(outdir, "output.log")) as f:
+        for line in f:
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    if rc != 0 or not rows:
+        sys.exit("%s: %s failed (rc %d, serial log %s)" % (who, name, rc, log))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
