@@ -28,8 +28,8 @@ def build_tools():
     return exe
 
 
-def guest_json(topology, cmd, name, timeout):
-    return vm.run_json(topology, cmd, KERNEL, name, timeout, "bench")
+def guest_json(topology, cmd, name, timeout, append="kunit.enable=0"):
+    return vm.run_json(topology, cmd, KERNEL, name, timeout, "bench", append=append)
 
 
 def best(rows, key):
