@@ -49,7 +49,7 @@ kernel-nonuma: prepare
 # damo from PyPI, unmodified, for the interoperability tests.
 venv: $(VENV)/.done
 $(VENV)/.done: $(T)/requirements.txt
-	python3 -m venv $(VENV)
+	python3 -m venv --system-site-packages $(VENV)
 	$(VENV)/bin/pip install -q -r $(T)/requirements.txt
 	touch $@
 
@@ -67,12 +67,11 @@ selftests: prepare
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
 		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
 
-check: kernel kernel-run kernel-nonuma selftests venv
-	@python3 -m pytest --version >/dev/null 2>&1 || pip install -q pytest
+check: kernel kernel-run kernel-nonuma selftests venv patch
 	python3 $(T)/check.py
 
-check-host:
-	python3 -m pytest -q -p no:cacheprovider $(T)/selftest
+check-host: fetch venv
+	$(VENV)/bin/python3 -m pytest -q -p no:cacheprovider $(T)/selftest tools/mm/tierctl_tests
 
 demo: kernel-run selftests venv patch
 	python3 $(T)/demo.py

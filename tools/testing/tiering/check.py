@@ -40,6 +40,11 @@ def read_list(path):
         return [ln.split("#")[0].strip() for ln in f if ln.split("#")[0].strip()]
 
 
+# pytest comes from the Debian archive (python3-pytest, see fetch-base.sh)
+# and the venv sees it: no pip install into the system Python.
+VENV_PYTHON = os.path.join(vm.BUILD, "venv", "bin", "python3")
+
+
 def host_tests():
     """Run host-side unittest/pytest suites, one result per test case."""
     results = []
@@ -48,7 +53,7 @@ def host_tests():
     if os.path.isdir(tierctl_tests):
         suites.append(("tierctl", tierctl_tests))
     for prefix, path in suites:
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+        proc = subprocess.run([VENV_PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
                                path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               cwd=vm.TOP)
         out = proc.stdout.decode("utf-8", "replace")
