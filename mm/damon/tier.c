@@ -352,12 +352,12 @@ static int damon_tier_closest(int nid, const nodemask_t *lower)
 	return best;
 }
 
-/* Owners are looked up once per section: memory comes and goes in them. */
-#ifdef CONFIG_SPARSEMEM
-#define DAMON_TIER_RAM_STEP	PAGES_PER_SECTION
-#else
+/*
+ * Owners are looked up once per block of this many pages, and page by page
+ * in a block whose first and last pages are not both online on one node:
+ * firmware may put a node boundary inside a memory section.
+ */
 #define DAMON_TIER_RAM_STEP	MAX_ORDER_NR_PAGES
-#endif
 
 /* Add the online pages of a System RAM resource to @arg's ranges. */
 static int damon_tier_add_ram(struct resource *res, void *arg)
@@ -366,18 +366,23 @@ static int damon_tier_add_ram(struct resource *res, void *arg)
 	unsigned long pfn = PHYS_PFN(res->start);
 	unsigned long end_pfn = PHYS_PFN(res->end + 1);
 	struct damon_tier_range *last;
+	struct page *page, *tail;
 	unsigned long next;
-	struct page *page;
+	int nid;
 
 	for (; pfn < end_pfn; pfn = next) {
 		next = min(ALIGN(pfn + 1, DAMON_TIER_RAM_STEP), end_pfn);
 		page = pfn_to_online_page(pfn);
+		tail = pfn_to_online_page(next - 1);
+		if (page != tail && (!page || !tail ||
+				     page_to_nid(page) != page_to_nid(tail)))
+			next = pfn + 1;
 		if (!page)
 			continue;
+		nid = page_to_nid(page);
 		last = topo->nr_ranges > 0 ?
 			&topo->ranges[topo->nr_ranges - 1] : NULL;
-		if (last && last->end == PFN_PHYS(pfn) &&
-		    last->nid == page_to_nid(page)) {
+		if (last && last->end == PFN_PHYS(pfn) && last->nid == nid) {
 			last->end = PFN_PHYS(next);
 			continue;
 		}
@@ -389,7 +394,7 @@ static int damon_tier_add_ram(struct resource *res, void *arg)
 		last = &topo->ranges[topo->nr_ranges++];
 		last->start = PFN_PHYS(pfn);
 		last->end = PFN_PHYS(next);
-		last->nid = page_to_nid(page);
+		last->nid = nid;
 	}
 	return 0;
 }
@@ -403,8 +408,8 @@ static int damon_tier_add_ram(struct resource *res, void *arg)
  * same every time).  Its promotion target is the closest node of which it
  * is a demotion candidate (an upper-tier node); on equal distance the node
  * with more tiers below it (the faster one) wins, so hot pages climb
- * straight to the top tier.  The ranges are the online System RAM, by
- * section.
+ * straight to the top tier.  The ranges are the online System RAM, each
+ * piece attributed to the node its pages are on.
  */
 void damon_tier_read_topo(struct damon_tier_topo *topo)
 {
