@@ -4,22 +4,20 @@
  *
  * migrate_hot and migrate_cold move folios between nodes for a reason of
  * their own (MR_DAMON), so until now they showed only in pgmigrate_success.
- * A folio that DAMOS moves to a node of a faster memory tier is a
- * promotion and is counted in pgpromote_success of the node it lands on,
- * where NUMA balancing counts its promotions; one moved to a slower tier is
- * a demotion and is counted in pgdemote_damon of the node it leaves, beside
- * reclaim's pgdemote_kswapd, pgdemote_direct and pgdemote_khugepaged.  A
- * move within one tier is neither.  The counts are in pages, per node
- * (/proc/vmstat, /sys/devices/system/node/nodeN/vmstat) and per memory
- * cgroup (memory.stat, memory.numa_stat), like the counters they join.
- *
- * pgpromote_success exists only with CONFIG_NUMA_BALANCING; without it
- * DAMOS promotions are counted nowhere but in pgmigrate_success.
+ * A folio that DAMOS moves to a node of a faster memory tier is counted in
+ * pgpromote_damon of the node it lands on, where pgpromote_success counts
+ * NUMA balancing's promotions; one moved to a slower tier in pgdemote_damon
+ * of the node it leaves, beside reclaim's pgdemote_kswapd, pgdemote_direct
+ * and pgdemote_khugepaged.  A move within one tier is neither.  The counts
+ * are in pages, per node (/proc/vmstat, /sys/devices/system/node/nodeN/vmstat)
+ * and per memory cgroup (memory.stat, memory.numa_stat), like the counters
+ * they join; the mainline counters keep their meaning.
  */
 
-#include <linux/damon.h>
 #include <linux/memcontrol.h>
 #include <linux/memory-tiers.h>
+
+#include "../internal.h"
 
 /**
  * damos_count_tier_move() - count a DAMOS migration that changed tiers
@@ -31,18 +29,14 @@
 void damos_count_tier_move(struct folio *src, struct folio *dst)
 {
 	int from = folio_nid(src), to = folio_nid(dst);
-	int order = node_tier_cmp(from, to);
+	int cmp = node_tier_cmp(from, to);
 	struct mem_cgroup *memcg = folio_memcg(dst);
 	long nr = folio_nr_pages(dst);
 
-	if (order < 0) {
+	if (cmp < 0)
 		mod_lruvec_state(mem_cgroup_lruvec(memcg, NODE_DATA(from)),
 				 PGDEMOTE_DAMON, nr);
-		return;
-	}
-#ifdef CONFIG_NUMA_BALANCING
-	if (order > 0)
+	else if (cmp > 0)
 		mod_lruvec_state(mem_cgroup_lruvec(memcg, NODE_DATA(to)),
-				 PGPROMOTE_SUCCESS, nr);
-#endif
+				 PGPROMOTE_DAMON, nr);
 }

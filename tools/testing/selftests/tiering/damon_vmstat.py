@@ -10,10 +10,13 @@ pages that moved are counted with move_pages(2) before and after, and must
 equal, exactly:
   - down: pgdemote_damon of the source node (its vmstat), of /proc/vmstat
     and of the cgroup's memory.stat, and sz_applied in pages;
-  - up: pgpromote_success of the target node, of /proc/vmstat and of the
+  - up: pgpromote_damon of the target node, of /proc/vmstat and of the
     cgroup's memory.stat, and sz_applied in pages;
-while the other counter does not move.  Within one tier (two CXL nodes)
-pages move and neither counter does.  The buffer's data must be intact.
+while the other counter does not move, nor does NUMA balancing's
+pgpromote_success.  Within one tier (two CXL nodes) pages move and no
+counter does.  The scheme also has a memcg filter for the task's cgroup,
+so that pages other tasks get from the freed ones are left alone.  The
+buffer's data must be intact.
 """
 import os
 import subprocess
@@ -26,7 +29,7 @@ WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_wor
 CG_ROOT = "/sys/fs/cgroup"
 CG = CG_ROOT + "/damon_vmstat"
 MB = 16
-COUNTERS = ("pgpromote_success", "pgdemote_damon")
+COUNTERS = ("pgpromote_damon", "pgdemote_damon", "pgpromote_success")
 
 expect = tiering_util.expect
 read = tiering_util.read_file
@@ -77,6 +80,11 @@ def one_move(nodes, src, dst, kind):
         expect(before.count(src) == len(before), "every page on node%d" % src)
         old = snapshot(nodes)
         tiering_util.paddr_scheme(start, end, action, dst)
+        f = tiering_util.DAMON_S0 + "/filters/"
+        tiering_util.must_write(f + "nr_filters", "1")
+        tiering_util.must_write(f + "0/type", "memcg")
+        tiering_util.must_write(f + "0/memcg_path", "/" + os.path.basename(CG))
+        tiering_util.must_write(f + "0/matching", "N")
         st = tiering_util.paddr_scheme_run(3)
         new = snapshot(nodes)
         after = tiering_util.page_nodes(p.pid, lo, hi)
@@ -91,8 +99,17 @@ def one_move(nodes, src, dst, kind):
     expect(p.returncode == 0 and "intact" in out, "data intact")
     expect(moved >= (end - start) * 9 // 10, "most of the run moved")
     expect(st["sz_applied"] == moved * 4096, "sz_applied counts the pages that moved")
-    counted = {"promote": ("pgpromote_success", dst),
+    counted = {"promote": ("pgpromote_damon", dst),
                "demote": ("pgdemote_damon", src)}.get(kind)
+    # memory.stat lags until the memory cgroup statistics are flushed.
+    for _ in range(10):
+        want_cg = dict((c, moved if counted and counted[0] == c else 0) for c in COUNTERS)
+        if all(delta[("cg", c)] == want_cg[c] for c in COUNTERS):
+            break
+        time.sleep(1)
+        v = keyed(CG + "/memory.stat")
+        for c in COUNTERS:
+            delta[("cg", c)] = v[c] - old[("cg", c)]
     for c in COUNTERS:
         want = moved if counted and counted[0] == c else 0
         for n in nodes:
@@ -109,6 +126,12 @@ def main():
         if read("%s/%d/state" % (tiering_util.DAMON_KD, i)) != "off":
             print("FAIL: DAMON sysfs in use")
             return 1
+    if read("/sys/module/damon_tier/parameters/enabled") != "N":
+        print("FAIL: damon_tier is enabled")
+        return 1
+    if int(read("/proc/sys/kernel/numa_balancing")) & 2:
+        print("FAIL: NUMA balancing is in tiering mode")
+        return 1
     if not os.path.exists(CG_ROOT + "/cgroup.controllers"):
         subprocess.run(["mount", "-t", "cgroup2", "none", CG_ROOT], check=True)
     tiering_util.must_write(CG_ROOT + "/cgroup.subtree_control", "+memory")
