@@ -45,6 +45,14 @@ def test_clean_log_passes():
     assert verdict.summary_line(res) == "3 passed, 0 failed, 0 skipped"
 
 
+def test_kernel_message_inside_ktap_is_ignored():
+    # A driver's message printed between a suite's KTAP lines (seen in a
+    # make check run: the i8042 mouse probe) must not fail the suite.
+    res = results_of("kunit-interleaved.log")
+    assert failed(res) == []
+    assert ("kunit/damon/damon_test_regions", "pass", "") in res
+
+
 def test_skips_fail_unless_allowed():
     res = [("2tier/a", "skip", "SKIP (1s)"), ("2tier/b", "skip", "SKIP (1s)"),
            ("2tier/c", "pass", "")]
