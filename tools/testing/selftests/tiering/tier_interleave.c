@@ -722,7 +722,7 @@ TEST_F(tiers, get_mempolicy_addr_sequence)
 						   MPOL_F_NODE | MPOL_F_ADDR));
 			ASSERT_EQ(0, move_pages(0, 1, &page, NULL, &status, 0));
 			if (node != seq_node(mask, w, ilx) || node != status) {
-				TH_LOG("round %d page %lu: get_mempolicy %d, move_pages %d, expected %d",
+				TH_LOG("round %d page %lu: node %d, move_pages %d, want %d",
 				       round, i, node, status, seq_node(mask, w, ilx));
 				bad++;
 			}
@@ -782,7 +782,7 @@ TEST_F(tiers, get_mempolicy_process_sequence)
 		bad = 0;
 		for (i = 0; i < npages; i++) {
 			if (peek[i] != status[i] || peek[i] != seq_node(mask, w, i)) {
-				TH_LOG("round %d page %lu: get_mempolicy %d, move_pages %d, expected %d",
+				TH_LOG("round %d page %lu: node %d, move_pages %d, want %d",
 				       round, i, peek[i], status[i], seq_node(mask, w, i));
 				bad++;
 			}
