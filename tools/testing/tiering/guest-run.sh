@@ -46,6 +46,11 @@ for nr in $tests; do
 	if [ "$rc" = 0 ] && grep -q '^RETRY after' /tmp/.out; then
 		retried="passed on retry, "
 	fi
+	# What the kernel said during a failed test (an OOM kill, say), which
+	# the console's log level may have kept off the serial log.
+	if [ "$rc" != 0 ] && [ "$rc" != "$KSFT_SKIP" ]; then
+		dmesg 2>/dev/null | tail -n 40 | sed 's/^/# kernel: /'
+	fi
 	case $rc in
 	0) echo "ok $i $name # ${retried}${secs}s" ;;
 	"$KSFT_SKIP") echo "ok $i $name # SKIP (${secs}s)" ;;
