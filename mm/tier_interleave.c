@@ -18,17 +18,27 @@
  * weight back when it is re-created.  Tiers that were never given a weight
  * start with the LOW value of the last sysctl write (1 before any).
  *
+ * /sys/devices/virtual/memory_tiering/interleave_auto (default 0) lets the
+ * kernel set the weights instead: while it is 1, every tier with nodes gets
+ * the weight that MPOL_WEIGHTED_INTERLEAVE's auto mode would give a node of
+ * the tier's mean bandwidth (interleave_weights_from_bw()), recomputed when
+ * a node joins or leaves a tier and when a node's bandwidth is reported.
+ * Writing a tier's weight or the sysctl turns it back to 0.
+ *
  * Allocators read only tier_il_node_weight[] and tier_il_weighted, without
  * locks: each entry is one byte and always a valid weight, so a concurrent
  * update can at worst make one allocation use a mix of old and new weights.
  */
 
+#include <linux/gcd.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/mempolicy.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/cpuset.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/xarray.h>
@@ -50,6 +60,11 @@ static unsigned int tier_il_default_weight = TIER_IL_WEIGHT_MIN;
 static int tier_il_node_tier[MAX_NUMNODES] = {
 	[0 ... MAX_NUMNODES - 1] = -1
 };
+
+/* interleave_auto: tiers' weights follow their bandwidths. */
+static bool tier_il_auto;
+/* min(read, write) bandwidth of each node as reported, 0 if unknown. */
+static unsigned int tier_il_node_bw[MAX_NUMNODES];
 
 /* Read locklessly by the allocators; written under tier_il_lock. */
 u8 tier_il_node_weight[MAX_NUMNODES] __read_mostly = {
@@ -204,6 +219,37 @@ void tier_interleave_copy_weights(u8 *weights)
 		weights[nid] = READ_ONCE(tier_il_node_weight[nid]);
 }
 
+/**
+ * interleave_weights_from_bw() - interleave weights from bandwidths
+ * @bw: bandwidth of each of @n entries (any one unit), 0 if unknown
+ * @weights: weight of each entry (output), 1..IL_AUTO_WEIGHTINESS
+ * @n: number of entries
+ *
+ * The reduction of mainline's weighted-interleave auto mode: an entry gets
+ * floor(IL_AUTO_WEIGHTINESS * bw / sum of all bw), at least 1 (an entry
+ * without bandwidth data too), and then every weight is divided by their
+ * greatest common divisor, so that 2:1 rather than 20:10 is used.  Shared
+ * by the per-node weights of MPOL_WEIGHTED_INTERLEAVE and the tier weights
+ * of MPOL_INTERLEAVE, so both agree on one machine.
+ */
+void interleave_weights_from_bw(const unsigned int *bw, u8 *weights,
+				unsigned int n)
+{
+	unsigned long div = 0;
+	u64 sum = 0, scaled;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sum += bw[i];
+	for (i = 0; i < n; i++) {
+		scaled = (u64)IL_AUTO_WEIGHTINESS * bw[i];
+		weights[i] = bw[i] && scaled > sum ? div64_u64(scaled, sum) : 1;
+		div = gcd(div, weights[i]);
+	}
+	for (i = 0; i < n && div > 1; i++)
+		weights[i] /= div;
+}
+
 static unsigned int tier_weight_locked(int tier_id)
 {
 	void *entry = xa_load(&tier_il_weights, tier_id);
@@ -238,6 +284,60 @@ static int tier_set_weight_locked(int tier_id, unsigned int weight)
 			       GFP_KERNEL));
 }
 
+/*
+ * Give every tier with nodes its bandwidth-derived weight: the reduction of
+ * the tiers' mean node bandwidths.  Entries are reserved first, so that a
+ * failed allocation changes nothing.
+ */
+static int tier_il_auto_apply_locked(void)
+{
+	unsigned int *bw, *nbw, n = 0, i;
+	int nid, id, *ids, err = 0;
+	u8 *w;
+
+	lockdep_assert_held(&tier_il_lock);
+	ids = kcalloc(nr_node_ids, sizeof(*ids), GFP_KERNEL);
+	bw = kcalloc(nr_node_ids, sizeof(*bw), GFP_KERNEL);
+	nbw = kcalloc(nr_node_ids, sizeof(*nbw), GFP_KERNEL);
+	w = kcalloc(nr_node_ids, sizeof(*w), GFP_KERNEL);
+	if (!ids || !bw || !nbw || !w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* The tiers with nodes, with the sum and count of known bandwidths. */
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		id = tier_il_node_tier[nid];
+		if (id < 0)
+			continue;
+		for (i = 0; i < n && ids[i] != id; i++)
+			;
+		if (i == n) {
+			ids[n++] = id;
+			err = xa_reserve(&tier_il_weights, id, GFP_KERNEL);
+			if (err)
+				goto out;
+		}
+		if (tier_il_node_bw[nid]) {
+			bw[i] += tier_il_node_bw[nid];
+			nbw[i]++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (nbw[i])
+			bw[i] /= nbw[i];
+	interleave_weights_from_bw(bw, w, n);
+	for (i = 0; i < n; i++)
+		tier_set_weight_locked(ids[i], min_t(unsigned int, w[i],
+						     TIER_IL_WEIGHT_MAX));
+	tier_il_publish_locked();
+out:
+	kfree(w);
+	kfree(nbw);
+	kfree(bw);
+	kfree(ids);
+	return err;
+}
+
 /**
  * tier_interleave_set_node_tier() - record the memory tier of a node
  * @nid: node id
@@ -252,7 +352,28 @@ void tier_interleave_set_node_tier(int nid, int tier_id)
 		return;
 	mutex_lock(&tier_il_lock);
 	tier_il_node_tier[nid] = tier_id;
-	tier_il_publish_locked();
+	if (!tier_il_auto || tier_il_auto_apply_locked())
+		tier_il_publish_locked();
+	mutex_unlock(&tier_il_lock);
+}
+
+/**
+ * tier_interleave_set_node_bw() - record the bandwidth of a node
+ * @nid: node id
+ * @bw: min(read, write) bandwidth from the node's CPU access coordinates
+ *
+ * Called by mempolicy_set_node_perf() whenever firmware (HMAT) or a driver
+ * (CXL) reports a node's performance; with interleave_auto set the tier
+ * weights follow at once.
+ */
+void tier_interleave_set_node_bw(int nid, unsigned int bw)
+{
+	if (WARN_ON_ONCE(nid < 0 || nid >= MAX_NUMNODES))
+		return;
+	mutex_lock(&tier_il_lock);
+	tier_il_node_bw[nid] = bw;
+	if (tier_il_auto)
+		tier_il_auto_apply_locked();
 	mutex_unlock(&tier_il_lock);
 }
 
@@ -262,7 +383,8 @@ void tier_interleave_set_node_tier(int nid, int tier_id)
  * @weight: TIER_IL_WEIGHT_MIN..TIER_IL_WEIGHT_MAX
  *
  * The weight is kept for the rest of the boot, also while the tier has no
- * node, and every node of the tier takes it at once.
+ * node, and every node of the tier takes it at once.  Turns interleave_auto
+ * off: the administrator's weight is not overwritten later.
  *
  * Return: 0, -EINVAL for a weight out of range, -ENOMEM.  On error nothing
  * changes.
@@ -276,8 +398,10 @@ int tier_interleave_set_tier_weight(int tier_id, unsigned int weight)
 		return -EINVAL;
 	mutex_lock(&tier_il_lock);
 	err = tier_set_weight_locked(tier_id, weight);
-	if (!err)
+	if (!err) {
+		WRITE_ONCE(tier_il_auto, false);
 		tier_il_publish_locked();
+	}
 	mutex_unlock(&tier_il_lock);
 	return err;
 }
@@ -327,6 +451,58 @@ static ssize_t interleave_weight_store(struct device *dev,
 	return err ? err : count;
 }
 DEVICE_ATTR_RW(interleave_weight);
+
+static ssize_t interleave_auto_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(tier_il_auto));
+}
+
+static ssize_t interleave_auto_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	unsigned int val;
+	int nid, err = 0;
+
+	if (kstrtouint(buf, 10, &val) || val > 1)
+		return -EINVAL;
+	mutex_lock(&tier_il_lock);
+	if (!val) {
+		WRITE_ONCE(tier_il_auto, false);
+		goto out;
+	}
+	/* As weighted_interleave/auto: nothing to follow without data. */
+	for (nid = 0; nid < nr_node_ids; nid++)
+		if (tier_il_node_tier[nid] >= 0 && tier_il_node_bw[nid])
+			break;
+	if (nid == nr_node_ids) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = tier_il_auto_apply_locked();
+	if (!err)
+		WRITE_ONCE(tier_il_auto, true);
+out:
+	mutex_unlock(&tier_il_lock);
+	return err ? err : count;
+}
+static DEVICE_ATTR_RW(interleave_auto);
+
+static struct attribute *tier_il_root_attrs[] = {
+	&dev_attr_interleave_auto.attr,
+	NULL
+};
+
+static const struct attribute_group tier_il_root_group = {
+	.attrs = tier_il_root_attrs,
+};
+
+/* Attributes of /sys/devices/virtual/memory_tiering itself. */
+const struct attribute_group *tier_interleave_root_groups[] = {
+	&tier_il_root_group,
+	NULL
+};
 
 /**
  * tier_il_parse_pair() - parse the "TOP LOW" value of the sysctl
@@ -392,6 +568,7 @@ static int tier_il_sysctl_write(const char *buf)
 				tier_set_weight_locked(id, id == top ? top_w : low_w);
 		}
 		tier_il_default_weight = low_w;
+		WRITE_ONCE(tier_il_auto, false);
 		tier_il_publish_locked();
 	}
 	mutex_unlock(&tier_il_lock);

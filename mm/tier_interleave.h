@@ -15,10 +15,13 @@ struct mempolicy;
 
 #define TIER_IL_WEIGHT_MIN	1
 #define TIER_IL_WEIGHT_MAX	100
+/* Scale of bandwidth-derived weights before their reduction, as mainline. */
+#define IL_AUTO_WEIGHTINESS	32
 
 extern bool tier_il_weighted;
 extern u8 tier_il_node_weight[MAX_NUMNODES];
 extern struct device_attribute dev_attr_interleave_weight;
+extern const struct attribute_group *tier_interleave_root_groups[];
 
 /**
  * tier_interleave_active() - are tier weights other than 1 in effect?
@@ -44,6 +47,9 @@ unsigned int tier_interleave_nodes(struct mempolicy *pol);
 unsigned int tier_interleave_peek(struct mempolicy *pol);
 void tier_interleave_copy_weights(u8 *weights);
 void tier_interleave_set_node_tier(int nid, int tier_id);
+void tier_interleave_set_node_bw(int nid, unsigned int bw);
+void interleave_weights_from_bw(const unsigned int *bw, u8 *weights,
+				unsigned int n);
 int tier_interleave_set_tier_weight(int tier_id, unsigned int weight);
 
 #endif /* _MM_TIER_INTERLEAVE_H */

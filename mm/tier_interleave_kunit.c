@@ -383,6 +383,46 @@ static void tier_il_node_changes_tier(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tier_interleave_active(), was_weighted);
 }
 
+struct bw_case {
+	unsigned int n;
+	unsigned int bw[4];
+	u8 weights[4];
+};
+
+/*
+ * The reduction of bandwidths to weights: the HMAT figures of the test
+ * machines (MB/s), entries without data, an entry too slow to count, and
+ * bandwidths whose sum overflows 32 bits.
+ */
+static void tier_il_weights_from_bw(struct kunit *test)
+{
+	static const struct bw_case cases[] = {
+		{ 2, { 10240, 5120 }, { 21, 10 } },		/* 2tier */
+		{ 3, { 10240, 5120, 2048 }, { 6, 3, 1 } },	/* 3tier */
+		{ 3, { 10240, 5120, 5120 }, { 2, 1, 1 } },	/* 2cxl */
+		{ 2, { 10240, 10240 }, { 1, 1 } },
+		{ 2, { 0, 7 }, { 1, 32 } },
+		{ 3, { 0, 0, 0 }, { 1, 1, 1 } },
+		{ 2, { 1000, 1 }, { 31, 1 } },
+		{ 1, { 4096 }, { 1 } },
+		{ 2, { UINT_MAX, UINT_MAX }, { 1, 1 } },
+		{ 3, { UINT_MAX, UINT_MAX / 2, 0 }, { 21, 10, 1 } },
+	};
+	u8 w[4];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(w, 0xff, sizeof(w));
+		interleave_weights_from_bw(cases[i].bw, w, cases[i].n);
+		KUNIT_EXPECT_MEMEQ_MSG(test, w, cases[i].weights, cases[i].n,
+				       "case %d", i);
+		/* Entries past @n are left alone. */
+		if (cases[i].n < ARRAY_SIZE(w))
+			KUNIT_EXPECT_EQ(test, w[cases[i].n], 0xff);
+	}
+	interleave_weights_from_bw(NULL, NULL, 0);
+}
+
 static struct kunit_case tier_il_cases[] = {
 	KUNIT_CASE(tier_il_two_tiers),
 	KUNIT_CASE(tier_il_three_tiers),
@@ -395,6 +435,7 @@ static struct kunit_case tier_il_cases[] = {
 	KUNIT_CASE(tier_il_weight_one_is_round_robin),
 	KUNIT_CASE(tier_il_parse),
 	KUNIT_CASE(tier_il_node_changes_tier),
+	KUNIT_CASE(tier_il_weights_from_bw),
 	KUNIT_CASE_SLOW(tier_il_lookup_cost),
 	{}
 };

@@ -7,12 +7,15 @@ tier) and node2, a CPU-less node with no boot memory whose HMAT entry puts
 it in the slowest tier.  The host's QEMU is driven through the QMP requests
 vm.py serves from /run/out/qmp.
 
-  0. damon_tier runs with 2 schemes for the two tiers there are; a 512 MiB
-     pc-dimm is plugged into node2 and onlined movable: a third tier
-     appears and damon_tier rebuilds with 4 schemes;
-  1. with tier weights 3 (node0), 1 (node1) and 2 (node2), an interleaved
-     buffer over nodes 0-2 is split 3:1:2 (move_pages(2)), tierctl shows
-     three tiers;
+  0. damon_tier runs with 2 schemes for the two tiers there are; the
+     bandwidth-derived weights are 21:10 per node (weighted_interleave/auto)
+     and, once interleave_auto is set, per tier; a 512 MiB pc-dimm is
+     plugged into node2 and onlined movable: a third tier appears, both
+     sets of weights become 6:3:1 with node2's HMAT bandwidth, and
+     damon_tier rebuilds with 4 schemes;
+  1. with tier weights 3 (node0), 1 (node1) and 2 (node2), written by hand
+     (interleave_auto then reads 0), an interleaved buffer over nodes 0-2
+     is split 3:1:2 (move_pages(2)), tierctl shows three tiers;
   2. node2 goes away as on a real box: its blocks are offlined (their pages
      migrate to nodes 0-1), then the DIMM is unplugged (device_del).  The
      node's tier is destroyed, damon_tier rebuilds with 2 schemes, a new
@@ -206,12 +209,23 @@ def check_split(w, weights, label):
     expect(counts == want, "%s: interleave split %s (want %s)" % (label, counts, want))
 
 
+def weights_by_node(nodes):
+    """({node: weighted_interleave weight}, {node: its tier's weight})."""
+    wi = {n: int(read("/sys/kernel/mm/mempolicy/weighted_interleave/node%d" % n))
+          for n in nodes}
+    tw = {n: int(read(os.path.join(TIERS, "memory_tier%d" % tier_of(n),
+                                   "interleave_weight"))) for n in nodes}
+    return wi, tw
+
+
 def set_weights():
     for nid, wt in WEIGHTS.items():
         write(os.path.join(TIERS, "memory_tier%d" % tier_of(nid), "interleave_weight"), str(wt))
     got = {nid: int(read(os.path.join(TIERS, "memory_tier%d" % tier_of(nid),
                                       "interleave_weight"))) for nid in WEIGHTS}
     expect(got == WEIGHTS, "tier weights per node %s" % got)
+    expect(read(TIERS + "/interleave_auto") == "0",
+           "a weight written by hand turns interleave_auto off")
 
 
 def offline_node(nid):
@@ -248,6 +262,11 @@ def main():
     expect(write(DT + "/enabled", "Y") == 0, "damon_tier enabled")
     expect(wait_for(lambda: nr_schemes() == 2, 20),
            "damon_tier: 2 schemes for two tiers (%d)" % nr_schemes())
+    # HMAT: 10 GB/s on node0, 5 on node1 (and 2 on node2, not yet online).
+    expect(write(TIERS + "/interleave_auto", "1") == 0, "interleave_auto set")
+    got = weights_by_node([0, 1])
+    expect(got == ({0: 21, 1: 10}, {0: 21, 1: 10}),
+           "bandwidth-derived weights, per node and per tier: %s" % (got,))
 
     # --- a DIMM arrives in node2.
     expect(plug("cxl0", 2, 512), "DIMM cxl0 plugged into node2")
@@ -263,6 +282,10 @@ def main():
     low = tier_of(2)
     expect(wait_for(lambda: nr_schemes() == 4, 20),
            "damon_tier rebuilt: 4 schemes for three tiers (%d)" % nr_schemes())
+    got = weights_by_node([0, 1, 2])
+    want = {0: 6, 1: 3, 2: 1}
+    expect(got == (want, want) and read(TIERS + "/interleave_auto") == "1",
+           "node2's bandwidth recomputed both sets of weights: %s" % (got,))
     set_weights()
     a = interleaved("interleave 0-2 before removal", [0, 1, 2])
     check_split(a, WEIGHTS, "three tiers")

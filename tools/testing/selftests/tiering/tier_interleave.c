@@ -833,6 +833,7 @@ TEST_F(tiers, sysctl_low_sets_every_lower_tier)
 TEST_F(tiers, weighted_interleave_unchanged)
 {
 	const char *wi = "/sys/kernel/mm/mempolicy/weighted_interleave";
+	const char *wi_auto = "/sys/kernel/mm/mempolicy/weighted_interleave/auto";
 	char p0[128], p1[128];
 	unsigned long mask = 0x3;
 	int count[MAX_NODES];
@@ -847,6 +848,8 @@ TEST_F(tiers, weighted_interleave_unchanged)
 	EXPECT_EQ(100, count[1]);
 	write_str(p0, "1");
 	write_str(p1, "1");
+	/* Back to the boot default: weights from the nodes' bandwidth. */
+	write_str(wi_auto, "true");
 }
 
 struct stress {
