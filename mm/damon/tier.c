@@ -91,6 +91,45 @@ static bool respect_placement __read_mostly = true;
 module_param(respect_placement, bool, 0600);
 
 /*
+ * The memory cgroup whose pages DAMON_TIER moves, as its path from the
+ * cgroup2 mount point ("/workload"); empty (the default) for every page.
+ * Resolved when DAMON_TIER is enabled or its inputs committed, which fail
+ * with EINVAL if no memory cgroup has the path.  Its promotion then aims
+ * the cgroup at target_used_bp of each upper node (node_memcg_used_bp);
+ * demotion still keeps the node's target_free_bp free, moving only the
+ * cgroup's cold pages.  Written under the module parameter lock.
+ */
+static char *memcg_path;
+
+static int damon_tier_memcg_path_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	size_t len = strcspn(val, "\n");
+	char *path;
+
+	if (len >= PATH_MAX)
+		return -EINVAL;
+	path = kmemdup_nul(val, len, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	kfree(memcg_path);
+	memcg_path = path;
+	return 0;
+}
+
+static int damon_tier_memcg_path_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", memcg_path ? memcg_path : "");
+}
+
+static const struct kernel_param_ops damon_tier_memcg_path_ops = {
+	.set = damon_tier_memcg_path_set,
+	.get = damon_tier_memcg_path_get,
+};
+
+module_param_cb(memcg_path, &damon_tier_memcg_path_ops, NULL, 0600);
+
+/*
  * The quota goal tuner the schemes select, by the name the DAMON sysfs
  * interface uses for it.
  */
@@ -327,8 +366,11 @@ bool damon_tier_params_valid(const struct damon_tier_params *p)
 		damon_intervals_goal_valid(&a->intervals_goal);
 }
 
-/* The parameters as written now. */
-static void damon_tier_params_now(struct damon_tier_params *p)
+/*
+ * The parameters as written now.  Fails with -EINVAL if they cannot run,
+ * memcg_path naming no memory cgroup included.
+ */
+static int damon_tier_params_now(struct damon_tier_params *p)
 {
 	p->target_used_bp = target_used_bp;
 	p->target_free_bp = target_free_bp;
@@ -337,6 +379,11 @@ static void damon_tier_params_now(struct damon_tier_params *p)
 	p->respect_placement = respect_placement;
 	p->goal_tuner = goal_tuner;
 	p->attrs = damon_tier_mon_attrs;
+	p->memcg = memcg_path && *memcg_path;
+	p->memcg_id = 0;
+	if (!damon_tier_params_valid(p))
+		return -EINVAL;
+	return p->memcg ? damon_memcg_path_to_id(memcg_path, &p->memcg_id) : 0;
 }
 
 /* The closest node of @lower; the lowest id among equally close ones. */
@@ -452,11 +499,21 @@ void damon_tier_read_topo(struct damon_tier_topo *topo)
 
 static int damon_tier_add_filters(struct damos *s,
 				  const struct damon_tier_topo *topo,
-				  const struct damon_tier_node *n, bool hot)
+				  const struct damon_tier_node *n, bool hot,
+				  const struct damon_tier_params *p)
 {
 	const struct damon_tier_range *r;
 	struct damos_filter *f;
 	int i;
+
+	/* Only the cgroup's pages, if one is set: reject the others. */
+	if (p->memcg) {
+		f = damos_new_filter(DAMOS_FILTER_TYPE_MEMCG, false);
+		if (!f)
+			return -ENOMEM;
+		f->memcg_id = p->memcg_id;
+		damos_add_filter(s, f);
+	}
 
 	/* Act only on this node's range: reject everything outside. */
 	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
@@ -551,7 +608,9 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_topo *topo,
 		return NULL;
 	s->respect_placement = p->respect_placement;
 	if (hot)
-		goal = damos_new_quota_goal(DAMOS_QUOTA_NODE_MEM_USED_BP,
+		goal = damos_new_quota_goal(p->memcg ?
+					    DAMOS_QUOTA_NODE_MEMCG_USED_BP :
+					    DAMOS_QUOTA_NODE_MEM_USED_BP,
 					    p->target_used_bp);
 	else
 		goal = damos_new_quota_goal(DAMOS_QUOTA_NODE_MEM_FREE_BP,
@@ -560,8 +619,9 @@ static struct damos *damon_tier_new_scheme(const struct damon_tier_topo *topo,
 		goto fail;
 	/* Both aim at the upper node: the destination, or the source. */
 	goal->nid = hot ? n->promote_to : n->nid;
+	goal->memcg_id = p->memcg_id;
 	damos_add_quota_goal(&s->quota, goal);
-	if (damon_tier_add_filters(s, topo, n, hot))
+	if (damon_tier_add_filters(s, topo, n, hot, p))
 		goto fail;
 	return s;
 fail:
@@ -1041,8 +1101,14 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			continue;
 		if (s->action == DAMOS_MIGRATE_HOT) {
 			bp = damos_node_mem_bp_of(total, fill_to, true);
-			/* 0 is no goal at all: keep at least 1 bp. */
-			g->target_value = max(1UL, min(p->target_used_bp, bp));
+			/*
+			 * 0 is no goal at all: keep at least 1 bp.  A
+			 * cgroup's share is its own goal; the node's room
+			 * limits it through the quota below.
+			 */
+			g->target_value = damos_quota_goal_has_memcg(g) ?
+				p->target_used_bp :
+				max(1UL, min(p->target_used_bp, bp));
 			/*
 			 * While promotion finds hot pages, pages it finds
 			 * not young cost little of its quota; once it finds
@@ -1197,9 +1263,9 @@ static int damon_tier_commit_inputs_store(const char *val,
 		return err;
 	if (!want)
 		return 0;
-	damon_tier_params_now(&p);
-	if (!damon_tier_params_valid(&p))
-		return -EINVAL;
+	err = damon_tier_params_now(&p);
+	if (err)
+		return err;
 	/* Applied by the kdamond; an idle module takes them when enabled. */
 	mutex_lock(&damon_tier_commit_lock);
 	damon_tier_committed = p;
@@ -1229,9 +1295,9 @@ static int damon_tier_turn(bool on)
 		return err;
 	}
 
-	damon_tier_params_now(&p);
-	if (!damon_tier_params_valid(&p))
-		return -EINVAL;
+	err = damon_tier_params_now(&p);
+	if (err)
+		return err;
 	err = damon_tier_apply_parameters(&p);
 	if (err)
 		return err;

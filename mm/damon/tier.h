@@ -72,6 +72,8 @@ struct damon_tier_topo {
  * @respect_placement:		keep memory policies, cpusets and mlock
  * @goal_tuner:			the schemes' quota goal tuner
  * @attrs:			monitoring attributes, intervals goal included
+ * @memcg:			only one memory cgroup's pages are moved
+ * @memcg_id:			that cgroup, if @memcg
  */
 struct damon_tier_params {
 	unsigned long target_used_bp;
@@ -81,6 +83,8 @@ struct damon_tier_params {
 	bool respect_placement;
 	enum damos_quota_goal_tuner goal_tuner;
 	struct damon_attrs attrs;
+	bool memcg;
+	unsigned short memcg_id;
 };
 
 /**

@@ -45,9 +45,34 @@ static void damos_test_node_mem_bp_invalid_node(struct kunit *test)
 			10000);
 }
 
+/*
+ * node_memcg_*_bp: an invalid node or a cgroup id no cgroup has reads as
+ * unused (mainline's values); the root cgroup holds the memory in use.
+ */
+static void damos_test_node_memcg_bp(struct kunit *test)
+{
+	int nid = first_memory_node;
+	unsigned long used, free;
+
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(-1, 1, true), 0);
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(MAX_NUMNODES, 1, false),
+			10000);
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, USHRT_MAX, true), 0);
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, USHRT_MAX, false),
+			10000);
+	if (mem_cgroup_disabled() || !root_mem_cgroup)
+		kunit_skip(test, "memory cgroups are disabled");
+	used = damos_node_memcg_bp(nid, mem_cgroup_id(root_mem_cgroup), true);
+	free = damos_node_memcg_bp(nid, mem_cgroup_id(root_mem_cgroup), false);
+	KUNIT_EXPECT_LE(test, used, 10000);
+	/* Both are read from the same counters a moment apart. */
+	KUNIT_EXPECT_LE(test, abs((long)(used + free) - 10000), 50);
+}
+
 static struct kunit_case damos_node_mem_goal_test_cases[] = {
 	KUNIT_CASE(damos_test_node_mem_bp_of),
 	KUNIT_CASE(damos_test_node_mem_bp_invalid_node),
+	KUNIT_CASE(damos_test_node_memcg_bp),
 	{},
 };
 

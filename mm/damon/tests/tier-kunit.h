@@ -161,6 +161,55 @@ static void damon_tier_test_two_tiers(struct kunit *test)
 	damon_destroy_ctx(c);
 }
 
+/*
+ * memcg_path: every scheme first rejects pages of other cgroups;
+ * promotion aims at the cgroup's share of the upper node, demotion still
+ * at the node's free memory.
+ */
+static void damon_tier_test_memcg(struct kunit *test)
+{
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
+		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
+	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+	struct damon_tier_params p = damon_tier_test_params;
+	struct damos_quota *q;
+	struct damos_quota_goal *g;
+	struct damos_filter *f;
+	struct damos *s;
+	int nr = 0;
+
+	p.memcg = true;
+	p.memcg_id = 42;
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo, &p), 0);
+	damon_for_each_scheme(s, c) {
+		nr++;
+		damos_for_each_filter(f, s) {
+			KUNIT_EXPECT_EQ(test, f->type, DAMOS_FILTER_TYPE_MEMCG);
+			KUNIT_EXPECT_FALSE(test, f->matching);
+			KUNIT_EXPECT_FALSE(test, f->allow);
+			KUNIT_EXPECT_EQ(test, f->memcg_id, 42);
+			break;
+		}
+		q = &s->quota;
+		damos_for_each_quota_goal(g, q) {
+			KUNIT_EXPECT_EQ(test, g->nid, 0);
+			if (s->action == DAMOS_MIGRATE_HOT) {
+				KUNIT_EXPECT_EQ(test, g->metric,
+						DAMOS_QUOTA_NODE_MEMCG_USED_BP);
+				KUNIT_EXPECT_EQ(test, g->memcg_id, 42);
+			} else {
+				KUNIT_EXPECT_EQ(test, g->metric,
+						DAMOS_QUOTA_NODE_MEM_FREE_BP);
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, nr, 2);
+	damon_destroy_ctx(c);
+}
+
 static void damon_tier_test_three_tiers(struct kunit *test)
 {
 	static const struct damon_tier_node nodes[] = {
@@ -473,6 +522,7 @@ static void damon_tier_test_page_regions(struct kunit *test)
 
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
+	KUNIT_CASE(damon_tier_test_memcg),
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_interleaved_spans),
 	KUNIT_CASE(damon_tier_test_flat),

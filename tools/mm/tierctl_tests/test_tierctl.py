@@ -259,9 +259,9 @@ def test_weights_auto_dry_run(tmp_path):
     two_tier(str(tmp_path))
     p = run(tmp_path, "weights", "auto", "--dry-run")
     assert p.returncode == 0, p.stderr
-    # node1: min(5000, 6000) = 5000 MB/s against 10000: 2:1.
-    assert "memory_tier4 (nodes 0): 10000 MB/s -> weight 2" in p.stdout
-    assert "memory_tier22 (nodes 1): 5000 MB/s -> weight 1" in p.stdout
+    # node1: min(5000, 6000) = 5000 MB/s against 10000: 32 * 2/3 : 32 / 3.
+    assert "memory_tier4 (nodes 0): 10000 MB/s -> weight 21" in p.stdout
+    assert "memory_tier22 (nodes 1): 5000 MB/s -> weight 10" in p.stdout
     for f in glob.glob(str(tmp_path / "sys/devices/virtual/memory_tiering/*/interleave_weight")):
         assert open(f).read().strip() == "1"
 
@@ -272,14 +272,51 @@ def test_weights_auto_writes_three_tiers(tmp_path):
     assert p.returncode == 0, p.stderr
     w = [get(tmp_path, "sys/devices/virtual/memory_tiering/memory_tier%d/interleave_weight" % t)
          for t in (4, 10, 22)]
-    assert w == ["8", "4", "1"]
+    # 8000, 4000 and min(1000, 1200) MB/s of 13000: 19.7, 9.8 and 2.5 of 32.
+    assert w == ["19", "9", "2"]
+    assert get(tmp_path, "proc/sys/vm/numa_tier_interleave") == "1 1"
 
 
-def test_weights_auto_rounding_and_cap(tc):
-    assert tc.auto_weights([10000, 3000]) == [3, 1]
-    assert tc.auto_weights([10000, 4000]) == [3, 1]
-    assert tc.auto_weights([1000000, 1000]) == [100, 1]
+def test_weights_auto_reduction(tc):
+    # The kernel's: floor(32 * bw / sum), at least 1, divided by the GCD.
+    assert tc.auto_weights([10240, 5120]) == [21, 10]
+    assert tc.auto_weights([10240, 5120, 2048]) == [6, 3, 1]
+    assert tc.auto_weights([10240, 5120, 5120]) == [2, 1, 1]
+    assert tc.auto_weights([1000, 1]) == [31, 1]
     assert tc.auto_weights([5000, 5000]) == [1, 1]
+    assert tc.auto_weights([4096]) == [1]
+
+
+def test_weights_auto_kernel_mode(tmp_path):
+    """With the kernel's interleave_auto, tierctl turns it on and reports
+    the weights the kernel set, writing no weight itself."""
+    two_tier(str(tmp_path))
+    put(str(tmp_path), "sys/devices/virtual/memory_tiering/interleave_auto", "0")
+    put(str(tmp_path), "sys/devices/virtual/memory_tiering/memory_tier4/interleave_weight",
+        "21")
+    put(str(tmp_path), "sys/devices/virtual/memory_tiering/memory_tier22/interleave_weight",
+        "10")
+    p = run(tmp_path, "weights", "auto", "--dry-run")
+    assert p.returncode == 0, p.stderr
+    assert get(tmp_path, "sys/devices/virtual/memory_tiering/interleave_auto") == "0"
+    p = run(tmp_path, "weights", "auto")
+    assert p.returncode == 0, p.stderr
+    assert get(tmp_path, "sys/devices/virtual/memory_tiering/interleave_auto") == "1"
+    assert "memory_tier4 (nodes 0): 10000 MB/s -> weight 21" in p.stdout
+    assert "interleave_auto = 1" in p.stdout
+    p = run(tmp_path, "weights", "--json")
+    assert json.loads(p.stdout)["interleave_auto"] == 1
+
+
+def test_weights_auto_prefers_access1(tmp_path):
+    two_tier(str(tmp_path))
+    ini = "sys/devices/system/node/node1/access1/initiators/"
+    put(str(tmp_path), ini + "read_bandwidth", "2500")
+    put(str(tmp_path), ini + "write_bandwidth", "2500")
+    p = run(tmp_path, "weights", "auto", "--dry-run")
+    assert p.returncode == 0, p.stderr
+    # 10000 (node0 has access0 only) and 2500 of 12500: 25.6 and 6.4 of 32.
+    assert "memory_tier22 (nodes 1): 2500 MB/s -> weight 6" in p.stdout
 
 
 def test_weights_auto_without_hmat(tmp_path):
@@ -335,12 +372,36 @@ def test_policy_cgroup_default_and_named(tmp_path):
     two_tier(str(tmp_path))
     pol, _ = policy(tmp_path, "--demote", "0", "1")
     _, s = scheme_of(pol["kdamonds"][0])
+    # DAMON matches a cgroup by its path from the cgroup2 root.
     assert s["filters"][0] == {"filter_type": "memcg", "matching": False, "allow": False,
-                               "memcg_path": "hmsdk"}
+                               "memcg_path": "/hmsdk"}
+    # The goal is the cgroup's share of the node, not the node's.
+    assert s["quotas"]["goals"] == [{"metric": "node_memcg_free_bp", "nid": 0,
+                                     "memcg_path": "/hmsdk", "target_value": 50,
+                                     "current_value": 0}]
     pol, _ = policy(tmp_path, "--cgroup", "db", "--promote", "1", "0")
     _, s = scheme_of(pol["kdamonds"][0])
-    assert s["filters"][0]["memcg_path"] == "db"
+    assert s["filters"][0]["memcg_path"] == "/db"
     assert s["filters"][1]["allow"] is True
+    assert s["quotas"]["goals"] == [{"metric": "node_memcg_used_bp", "nid": 0,
+                                     "memcg_path": "/db", "target_value": 9970,
+                                     "current_value": 0}]
+
+
+def test_policy_cgroup_share(tmp_path):
+    two_tier(str(tmp_path))
+    pol, _ = policy(tmp_path, "--cgroup", "/jobs/db/", "--share", "40")
+    goals = [scheme_of(k)[1]["quotas"]["goals"][0] for k in pol["kdamonds"]]
+    assert [(g["metric"], g["nid"], g["memcg_path"], g["target_value"]) for g in goals] == [
+        ("node_memcg_free_bp", 0, "/jobs/db", 6020),
+        ("node_memcg_used_bp", 0, "/jobs/db", 4000)]
+    pol, _ = policy(tmp_path, "--cgroup", "db", "--share", "12.5")
+    assert scheme_of(pol["kdamonds"][1])[1]["quotas"]["goals"][0]["target_value"] == 1250
+    for bad in ("0", "99.9", "100", "-5", "4e1", "40.123", "x", ""):
+        p = run(tmp_path, "damo-policy", "--cgroup", "db", "--share", bad)
+        assert p.returncode == 2 and "share must be" in p.stderr, bad
+    p = run(tmp_path, "damo-policy", "-g", "--share", "40")
+    assert p.returncode == 1 and "not with -g" in p.stderr
 
 
 def test_policy_derived_three_tiers(tmp_path):
@@ -428,6 +489,7 @@ for kd in kds:
         for s in ctx.schemes:
             g = s.quotas.goals[0]
             print(ctx.ops, s.action, s.target_nid, g.metric, g.nid, g.target_value,
+                  g.memcg_path,
                   [(f.filter_type, f.matching, f.allow) for f in s.filters],
                   s.access_pattern.nr_acc_min_max[0].percent if hasattr(
                       s.access_pattern, "nr_acc_min_max") else "",
@@ -438,9 +500,9 @@ for kd in kds:
                        stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
     lines = p.stdout.splitlines()
-    assert lines[0].startswith("paddr migrate_cold 1 node_mem_free_bp 0 50 "
+    assert lines[0].startswith("paddr migrate_cold 1 node_memcg_free_bp 0 50 /hmsdk "
                                "[('memcg', False, False), ('young', True, False)]")
-    assert lines[1].startswith("paddr migrate_hot 0 node_mem_used_bp 0 9970 "
+    assert lines[1].startswith("paddr migrate_hot 0 node_memcg_used_bp 0 9970 /hmsdk "
                                "[('memcg', False, False), ('young', True, True)]")
     assert lines[0].endswith(" 209715200 1000")
 

@@ -6,7 +6,11 @@
 - weights set/--tier/auto write what they say, and bad input changes
   nothing and prints no traceback;
 - damo-policy writes a file that the unmodified damo starts: the kdamonds
-  run and hold the node_mem goals and young filters of the policy;
+  run and hold the node_mem goals and young filters of the policy; with
+  --cgroup, the cgroup's node_memcg goals on its path and its memcg
+  filter;
+- weights auto leaves the kernel's interleave_auto on, weights set turns
+  it off;
 - watch prints one line per interval.
 """
 import json
@@ -97,23 +101,38 @@ def check_weights():
         if "-> weight" in line:
             planned[int(line.split()[0][len("memory_tier"):])] = line.split()[-1]
     p = tierctl("weights", "auto")
-    expect(p.returncode == 0 and tier_weights() == planned and planned[low] == "1",
-           "weights auto wrote %s" % planned)
+    expect(p.returncode == 0 and tier_weights() == planned and
+           int(planned[low]) == min(map(int, planned.values())),
+           "weights auto set %s, the lowest tier least" % planned)
     expect(int(planned[tiers[0]]) > 1, "the top tier's HMAT bandwidth gives it more weight")
+    auto = "/sys/devices/virtual/memory_tiering/interleave_auto"
+    expect(read_file(auto) == "1",
+           "weights auto left the kernel's interleave_auto on, and the kernel's "
+           "weights are the ones tierctl planned")
     tierctl("weights", "set", "1", "1")
     expect(read_file(SYSCTL) == "1 1", "weights back to 1 1")
+    expect(read_file(auto) == "0", "weights set turned interleave_auto off")
 
 
-def check_damo_policy():
+def check_damo_policy(args, cgroup=None):
+    """damo starts what damo-policy @args wrote, as written; @cgroup is
+    the cgroup the policy is for, created for the run."""
     damo = subprocess.run(["sh", "-c", "command -v damo"], stdout=subprocess.PIPE, text=True)
     # build/venv has damo (make venv): its absence is a broken setup.
     expect(damo.returncode == 0, "damo is installed (build/venv)")
     if damo.returncode != 0:
         return
+    if cgroup:
+        root = "/sys/fs/cgroup"
+        if not os.path.exists(root + "/cgroup.controllers"):
+            subprocess.run(["mount", "-t", "cgroup2", "none", root], check=True)
+        with open(root + "/cgroup.subtree_control", "w") as f:
+            f.write("+memory")
+        os.makedirs(root + cgroup, exist_ok=True)
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "tiering.json")
-        p = tierctl("damo-policy", "-g", "-o", f)
-        expect(p.returncode == 0 and os.path.exists(f), "damo-policy -g -o FILE")
+        p = tierctl("damo-policy", *args, "-o", f)
+        expect(p.returncode == 0 and os.path.exists(f), "damo-policy %s -o FILE" % " ".join(args))
         pol = json.load(open(f))
         p = subprocess.run(["damo", "start", f], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
@@ -143,14 +162,26 @@ def check_damo_policy():
                 expect(read_file(base + "/quotas/goals/0/target_metric") == g["metric"] and
                        read_file(base + "/quotas/goals/0/nid") == str(g["nid"]),
                        "kdamond %d goal %s nid %d" % (i, g["metric"], g["nid"]))
-                expect(read_file(base + "/filters/0/type") == "young" and
-                       read_file(base + "/filters/0/allow") == ("Y" if s["filters"][0]["allow"]
-                                                                else "N"),
-                       "kdamond %d young filter allow=%s" % (i, s["filters"][0]["allow"]))
+                young = s["filters"][-1]
+                fy = "%s/filters/%d" % (base, len(s["filters"]) - 1)
+                expect(read_file(fy + "/type") == "young" and
+                       read_file(fy + "/allow") == ("Y" if young["allow"] else "N"),
+                       "kdamond %d young filter allow=%s" % (i, young["allow"]))
+                if cgroup:
+                    # The cgroup's own share of the node, on the cgroup's path.
+                    expect(read_file(base + "/quotas/goals/0/path") == cgroup and
+                           read_file(base + "/quotas/goals/0/target_value") ==
+                           str(g["target_value"]) and
+                           read_file(base + "/filters/0/type") == "memcg" and
+                           read_file(base + "/filters/0/memcg_path") == cgroup,
+                           "kdamond %d: goal %s on %s, target %d, memcg filter" % (
+                               i, g["metric"], cgroup, g["target_value"]))
             expect(n >= 2, "%d kdamonds (demotion and promotion)" % n)
         finally:
             damo_stop(len(pol["kdamonds"]))
         expect(read_file("%s/0/state" % ADMIN) == "off", "damo stop stops them")
+    if cgroup:
+        os.rmdir("/sys/fs/cgroup" + cgroup)
 
 
 def damo_stop(n):
@@ -187,7 +218,8 @@ def main():
     try:
         check_show()
         check_weights()
-        check_damo_policy()
+        check_damo_policy(["-g"])
+        check_damo_policy(["--cgroup", "tierctl_vm", "--share", "60"], "/tierctl_vm")
         check_watch()
     finally:
         with open(SYSCTL, "w") as f:
