@@ -8,6 +8,8 @@
 #   make prepare  build/src = base + patches/ + overlay
 #   make refresh  regenerate patches/ from edits to upstream files in build/src
 #   make patch    one combined patch: build/out/tiering-6.12.patch
+#   make real-config  build/real/.config: Debian's amd64 config + tiering
+#   make deb      Debian packages for a real machine in build/deb (hours)
 
 TOP := $(CURDIR)
 BUILD ?= $(TOP)/build
@@ -19,12 +21,12 @@ KSFT := $(BUILD)/kselftest
 VENV := $(BUILD)/venv
 
 .PHONY: all demo fetch prepare kernel kernel-run kernel-base kernel-nonuma selftests venv check check-host \
-	refresh patch bench clean distclean help
+	refresh patch bench clean distclean help real-config deb
 
 all: demo
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 fetch:
 	@$(T)/fetch-base.sh
@@ -67,8 +69,17 @@ selftests: prepare
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
 		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
 
-check: kernel kernel-run kernel-nonuma selftests venv patch
+check: kernel kernel-run kernel-nonuma selftests venv patch real-config
 	python3 $(T)/check.py
+
+# A kernel for real hardware: Debian's configuration of the pinned base with
+# the tiering options, checked to survive (part of make check); and its
+# packages, which take hours on two cores (not part of make check).
+real-config: prepare
+	@$(T)/real-config.sh
+
+deb: real-config
+	@$(T)/make-deb.sh
 
 check-host: fetch venv
 	$(VENV)/bin/python3 -m pytest -q -p no:cacheprovider $(T)/selftest tools/mm/tierctl_tests

@@ -10,6 +10,9 @@ page counts must show that:
     its cold buffer making room (some of it went down);
   - not one page of the other cgroup ("untiered") moved, hot or cold;
   - every buffer's data is intact.
+NUMA balancing is off while it runs (kernel.numa_balancing=0, restored
+after): in its default mode it moves pages of either cgroup toward the
+CPUs that touch them, and the test is about what damon_tier moves.
 Input: a path no cgroup has makes enabled=Y fail with EINVAL and leaves
 damon_tier off; a path of PATH_MAX bytes is refused when written; the
 parameter reads back what was written, without the newline.
@@ -96,6 +99,8 @@ def main():
         os.makedirs(os.path.join(CG_ROOT, cg), exist_ok=True)
     check_input()
 
+    balancing = read("/proc/sys/kernel/numa_balancing")
+    tiering_util.must_write("/proc/sys/kernel/numa_balancing", "0")
     bufs = []
     try:
         t_cold = Buffer("tiered", "cold", COLD_MB, 0)
@@ -138,6 +143,7 @@ def main():
     finally:
         write(PARAMS + "/enabled", "N")
         write(PARAMS + "/memcg_path", "")
+        write("/proc/sys/kernel/numa_balancing", balancing)
         for b in bufs:
             b.finish()
         for cg in ("tiered", "untiered"):

@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make real-config: build/real/.config for a real machine.
+#
+# Debian's amd64 kernel configuration for the pinned base (the generic
+# flavour: a CXL box is a server, whose drivers the cloud flavour leaves
+# out), from the linux-config-6.12 package of the same version, merged
+# with kernel/configs/tiering-real.config.  After olddefconfig every line
+# of that fragment must hold, or this fails naming the ones that do not.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=/dev/null
+. "$top/base-kernel.conf"
+build=${BUILD:-$top/build}
+src=$build/src
+dest=$build/real
+frag=$top/kernel/configs/tiering-real.config
+pkg=linux-config-6.12
+flavour=config.amd64_none_amd64.xz
+
+mkdir -p "$dest/dl"
+if [ ! -f "$dest/dl/$flavour" ]; then
+	(
+		cd "$dest/dl"
+		rm -rf pkg ./*.deb
+		if ! apt-get download "$pkg=$BASE_VERSION" >/dev/null 2>&1; then
+			apt-get update -q >/dev/null || true
+			apt-get download "$pkg=$BASE_VERSION" >/dev/null
+		fi
+		dpkg-deb -x ./*.deb pkg
+		cp "pkg/usr/src/$pkg/$flavour" .
+		rm -rf pkg ./*.deb
+	)
+fi
+
+xz -dc "$dest/dl/$flavour" > "$dest/.config"
+# The Debian build's signing certificates are not in the source package.
+"$src/scripts/config" --file "$dest/.config" \
+	--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
+(cd "$src" && KCONFIG_CONFIG="$dest/.config" \
+	scripts/kconfig/merge_config.sh -m -Q "$dest/.config" "$frag" >/dev/null)
+make -s -C "$src" O="$dest" olddefconfig >/dev/null
+
+bad=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*)
+		opt=${line%%=*}
+		grep -qxF "$line" "$dest/.config" && continue
+		got=$(grep -E "^(# )?$opt[= ]" "$dest/.config" || echo "absent")
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		grep -qE "^$opt=" "$dest/.config" || continue
+		got=$(grep -E "^$opt=" "$dest/.config")
+		;;
+	*)
+		continue
+		;;
+	esac
+	echo "real-config: $line did not survive olddefconfig: $got" >&2
+	bad=1
+done < "$frag"
+if [ "$bad" != 0 ]; then
+	echo "real-config: FAILED: see kernel/configs/tiering-real.config" >&2
+	exit 1
+fi
+echo "real-config: $dest/.config: Debian $BASE_VERSION amd64 + tiering," \
+     "$(grep -c '^CONFIG_' "$frag") options checked"
