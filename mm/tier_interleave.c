@@ -47,9 +47,11 @@
 
 /*
  * tier_il_lock serializes writers of everything below: weight updates from
- * sysfs and sysctl, and node/tier changes reported by mm/memory-tiers.c
- * (which calls in with memory_tier_lock held, so the order is
- * memory_tier_lock -> tier_il_lock; this file never takes memory_tier_lock).
+ * sysfs and sysctl, node/tier changes reported by mm/memory-tiers.c (which
+ * calls in with memory_tier_lock held) and bandwidth reported by
+ * mempolicy_set_node_perf() (with iw_table_lock held).  So the order is
+ * memory_tier_lock or iw_table_lock -> tier_il_lock; this file takes no
+ * other lock under it.
  */
 static DEFINE_MUTEX(tier_il_lock);
 /* Weight per tier id, as xa_mk_value(); only tiers given one explicitly. */
@@ -293,14 +295,16 @@ static int tier_il_auto_apply_locked(void)
 {
 	unsigned int *bw, *nbw, n = 0, i;
 	int nid, id, *ids, err = 0;
+	u64 *sum;
 	u8 *w;
 
 	lockdep_assert_held(&tier_il_lock);
 	ids = kcalloc(nr_node_ids, sizeof(*ids), GFP_KERNEL);
 	bw = kcalloc(nr_node_ids, sizeof(*bw), GFP_KERNEL);
+	sum = kcalloc(nr_node_ids, sizeof(*sum), GFP_KERNEL);
 	nbw = kcalloc(nr_node_ids, sizeof(*nbw), GFP_KERNEL);
 	w = kcalloc(nr_node_ids, sizeof(*w), GFP_KERNEL);
-	if (!ids || !bw || !nbw || !w) {
+	if (!ids || !bw || !sum || !nbw || !w) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -318,13 +322,13 @@ static int tier_il_auto_apply_locked(void)
 				goto out;
 		}
 		if (tier_il_node_bw[nid]) {
-			bw[i] += tier_il_node_bw[nid];
+			sum[i] += tier_il_node_bw[nid];
 			nbw[i]++;
 		}
 	}
 	for (i = 0; i < n; i++)
 		if (nbw[i])
-			bw[i] /= nbw[i];
+			bw[i] = div_u64(sum[i], nbw[i]);
 	interleave_weights_from_bw(bw, w, n);
 	for (i = 0; i < n; i++)
 		tier_set_weight_locked(ids[i], min_t(unsigned int, w[i],
@@ -333,6 +337,7 @@ static int tier_il_auto_apply_locked(void)
 out:
 	kfree(w);
 	kfree(nbw);
+	kfree(sum);
 	kfree(bw);
 	kfree(ids);
 	return err;

@@ -31,6 +31,7 @@
 #include <linux/ioport.h>
 #include <linux/memory_hotplug.h>
 #include <linux/kstrtox.h>
+#include <linux/memcontrol.h>
 #include <linux/memory-tiers.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
@@ -97,37 +98,54 @@ module_param(respect_placement, bool, 0600);
  * with EINVAL if no memory cgroup has the path.  Its promotion then aims
  * the cgroup at target_used_bp of each upper node (node_memcg_used_bp);
  * demotion still keeps the node's target_free_bp free, moving only the
- * cgroup's cold pages.  Written under the module parameter lock.
+ * cgroup's cold pages.  At most DAMON_TIER_MEMCG_PATH_MAX bytes.  Read
+ * and written under the module parameter lock.
  */
-static char *memcg_path;
+static char *memcg_path = "";
+
+#define DAMON_TIER_MEMCG_PATH_MAX	1024
 
 static int damon_tier_memcg_path_set(const char *val,
 				     const struct kernel_param *kp)
 {
-	size_t len = strcspn(val, "\n");
-	char *path;
+	int err;
 
-	if (len >= PATH_MAX)
+	if (strnlen(val, DAMON_TIER_MEMCG_PATH_MAX + 1) >
+	    DAMON_TIER_MEMCG_PATH_MAX)
 		return -EINVAL;
-	path = kmemdup_nul(val, len, GFP_KERNEL);
-	if (!path)
-		return -ENOMEM;
-	kfree(memcg_path);
-	memcg_path = path;
-	return 0;
-}
-
-static int damon_tier_memcg_path_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", memcg_path ? memcg_path : "");
+	/* A copy, or at boot the command line's own string. */
+	err = param_set_charp(val, kp);
+	if (!err && slab_is_available())
+		memcg_path[strcspn(memcg_path, "\n")] = '\0';
+	return err;
 }
 
 static const struct kernel_param_ops damon_tier_memcg_path_ops = {
 	.set = damon_tier_memcg_path_set,
-	.get = damon_tier_memcg_path_get,
+	.get = param_get_charp,
+	.free = param_free_charp,
 };
 
-module_param_cb(memcg_path, &damon_tier_memcg_path_ops, NULL, 0600);
+module_param_cb(memcg_path, &damon_tier_memcg_path_ops, &memcg_path, 0600);
+
+/*
+ * The cgroup2 id of memory cgroup @id: unlike memcg ids, never given to
+ * another cgroup once its cgroup is gone.  0 if there is none.
+ */
+static u64 damon_tier_memcg_cgid(unsigned short id)
+{
+	u64 cgid = 0;
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	memcg = mem_cgroup_from_id(id);
+	if (memcg)
+		cgid = cgroup_id(memcg->css.cgroup);
+	rcu_read_unlock();
+#endif
+	return cgid;
+}
 
 /*
  * The quota goal tuner the schemes select, by the name the DAMON sysfs
@@ -372,6 +390,8 @@ bool damon_tier_params_valid(const struct damon_tier_params *p)
  */
 static int damon_tier_params_now(struct damon_tier_params *p)
 {
+	int err;
+
 	p->target_used_bp = target_used_bp;
 	p->target_free_bp = target_free_bp;
 	p->quota_mb = quota_mb;
@@ -381,9 +401,16 @@ static int damon_tier_params_now(struct damon_tier_params *p)
 	p->attrs = damon_tier_mon_attrs;
 	p->memcg = memcg_path && *memcg_path;
 	p->memcg_id = 0;
+	p->memcg_cgid = 0;
 	if (!damon_tier_params_valid(p))
 		return -EINVAL;
-	return p->memcg ? damon_memcg_path_to_id(memcg_path, &p->memcg_id) : 0;
+	if (p->memcg) {
+		err = damon_memcg_path_to_id(memcg_path, &p->memcg_id);
+		if (err)
+			return err;
+		p->memcg_cgid = damon_tier_memcg_cgid(p->memcg_id);
+	}
+	return 0;
 }
 
 /* The closest node of @lower; the lowest id among equally close ones. */
@@ -1243,6 +1270,19 @@ static int damon_tier_after_aggregation(struct damon_ctx *c)
 	if (check)
 		damon_tier_next_topo_check = jiffies +
 			msecs_to_jiffies(p.quota_reset_interval_ms);
+	/*
+	 * The cgroup is gone, and its memcg id may go to another one: move
+	 * nothing (no page is of memcg id 0) until a path is committed.
+	 */
+	if (check && p.memcg && p.memcg_id &&
+	    damon_tier_memcg_cgid(p.memcg_id) != p.memcg_cgid) {
+		mutex_lock(&damon_tier_commit_lock);
+		if (damon_tier_committed.memcg_cgid == p.memcg_cgid)
+			damon_tier_committed.memcg_id = 0;
+		mutex_unlock(&damon_tier_commit_lock);
+		p.memcg_id = 0;
+		commit = true;
+	}
 	if (commit || (check && damon_tier_topo_changed())) {
 		err = damon_tier_apply_parameters(&p);
 		/* Keep running the previous schemes if it fails. */

@@ -73,7 +73,8 @@ struct damon_tier_topo {
  * @goal_tuner:			the schemes' quota goal tuner
  * @attrs:			monitoring attributes, intervals goal included
  * @memcg:			only one memory cgroup's pages are moved
- * @memcg_id:			that cgroup, if @memcg
+ * @memcg_id:			that cgroup, if @memcg (0 once it is gone)
+ * @memcg_cgid:			its cgroup_id(), which is never reused
  */
 struct damon_tier_params {
 	unsigned long target_used_bp;
@@ -85,6 +86,7 @@ struct damon_tier_params {
 	struct damon_attrs attrs;
 	bool memcg;
 	unsigned short memcg_id;
+	u64 memcg_cgid;
 };
 
 /**

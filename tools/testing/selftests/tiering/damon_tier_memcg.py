@@ -14,8 +14,8 @@ NUMA balancing is off while it runs (kernel.numa_balancing=0, restored
 after): in its default mode it moves pages of either cgroup toward the
 CPUs that touch them, and the test is about what damon_tier moves.
 Input: a path no cgroup has makes enabled=Y fail with EINVAL and leaves
-damon_tier off; a path of PATH_MAX bytes is refused when written; the
-parameter reads back what was written, without the newline.
+damon_tier off; a path longer than 1024 bytes is refused when written;
+the parameter reads back what was written, without the newline.
 """
 import argparse
 import errno
@@ -80,7 +80,7 @@ def check_input():
            % errno.errorcode.get(err))
     err = write(PARAMS + "/memcg_path", "/" + "x" * 4095)
     expect(err == errno.EINVAL and read(PARAMS + "/memcg_path") == "/no/such/cgroup",
-           "a path of PATH_MAX bytes is refused, the old one kept (%s)"
+           "a path of 4096 bytes is refused, the old one kept (%s)"
            % errno.errorcode.get(err))
 
 

@@ -14,11 +14,14 @@ equal, exactly:
     cgroup's memory.stat, and sz_applied in pages;
 while the other counter does not move, nor does NUMA balancing's
 pgpromote_success.  Within one tier (two CXL nodes) pages move and no
-counter does.  The scheme also has a memcg filter for the task's cgroup,
-so that pages other tasks get from the freed ones are left alone.  The
-buffer's data must be intact.
+counter does.  The same down and up between the first two tiers with the
+buffer in transparent huge pages: they move whole (thp_migration_success)
+and count as their pages.  The scheme also has a memcg filter for the
+task's cgroup, so that pages other tasks get from the freed ones are left
+alone.  The buffer's data must be intact.
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -30,6 +33,7 @@ CG_ROOT = "/sys/fs/cgroup"
 CG = CG_ROOT + "/damon_vmstat"
 MB = 16
 COUNTERS = ("pgpromote_damon", "pgdemote_damon", "pgpromote_success")
+THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 
 expect = tiering_util.expect
 read = tiering_util.read_file
@@ -63,16 +67,31 @@ def snapshot(nodes):
     return snap
 
 
-def one_move(nodes, src, dst, kind):
+def thp_kb(pid):
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1])
+    return 0
+
+
+def one_move(nodes, src, dst, kind, thp=False):
     """Move the buffer of a task from @src to @dst; @kind is "promote",
-    "demote" or "none" (same tier): which counter must count it."""
+    "demote" or "none" (same tier): which counter must count it.  With
+    @thp the buffer is in transparent huge pages, which must move whole."""
     action = "migrate_hot" if kind == "promote" else "migrate_cold"
-    print("--- %s: node%d -> node%d with %s" % (kind, src, dst, action))
+    print("--- %s: node%d -> node%d with %s%s" % (kind, src, dst, action,
+                                                 ", THP" if thp else ""))
     cmd = ["sh", "-c", 'echo $$ > %s/cgroup.procs && exec "$@"' % CG, "sh",
            WORKLOAD, "cold", str(MB), str(src)]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    env = dict(os.environ, TIER_WORKLOAD_THP="1" if thp else "0")
+    thp_before = keyed("/proc/vmstat")["thp_migration_success"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     try:
         expect(p.stdout.readline().strip() == "ready", "buffer placed on node%d" % src)
+        if thp:
+            expect(thp_kb(p.pid) >= 2048, "the buffer has THPs: AnonHugePages %d kB"
+                   % thp_kb(p.pid))
         lo, hi = tiering_util.buffer_range(p.pid, MB)
         start, end = tiering_util.longest_run(tiering_util.buffer_pfns(p.pid, MB))
         expect(end - start >= 16, "a run of %d contiguous pages to watch" % (end - start))
@@ -98,6 +117,9 @@ def one_move(nodes, src, dst, kind):
         dict((k, v) for k, v in delta.items() if v)))
     expect(p.returncode == 0 and "intact" in out, "data intact")
     expect(moved >= (end - start) * 9 // 10, "most of the run moved")
+    if thp:
+        thps = keyed("/proc/vmstat")["thp_migration_success"] - thp_before
+        expect(thps >= 1, "THPs moved whole: thp_migration_success +%d" % thps)
     expect(st["sz_applied"] == moved * 4096, "sz_applied counts the pages that moved")
     counted = {"promote": ("pgpromote_damon", dst),
                "demote": ("pgdemote_damon", src)}.get(kind)
@@ -148,6 +170,14 @@ def main():
         for t in tiers:
             if len(t) > 1:
                 one_move(nodes, t[-1], t[0], "none")
+        # A THP counts as its pages, down and up.
+        thp_mode = read(THP_ENABLED)
+        tiering_util.must_write(THP_ENABLED, "madvise")
+        try:
+            one_move(nodes, tiers[0][0], tiers[1][-1], "demote", thp=True)
+            one_move(nodes, tiers[1][-1], tiers[0][0], "promote", thp=True)
+        finally:
+            tiering_util.write_file(THP_ENABLED, re.search(r"\[(\w+)\]", thp_mode).group(1))
     finally:
         os.rmdir(CG)
     print("%d failures" % tiering_util.failures)

@@ -20,7 +20,8 @@ for the DRAM, CXL-like and slowest nodes of the test machines):
 Every set of weights is checked where it matters too: the pages of a fresh
 interleaved mapping land on the nodes in exactly those proportions
 (move_pages(2)).  The hot-plug machine's test (memory_hotplug.py) checks
-that a node hot-added with its HMAT entry changes both.
+that a node hot-added with its HMAT entry changes both.  On the flat
+machine, without HMAT, both refuse to turn on (ENODEV).
 """
 import ctypes
 import errno
@@ -224,8 +225,35 @@ def per_tier(want):
     check_placement(MPOL_INTERLEAVE, ones, "MPOL_INTERLEAVE after the race")
 
 
+def without_bandwidth():
+    """The flat machine has no HMAT: auto reads true with every weight 1, as
+    mainline before any bandwidth is reported, and neither auto mode can
+    be turned on (ENODEV)."""
+    nodes = mem_nodes()
+    expect(read(WI + "/auto") == "true" and set(node_weights().values()) == {1},
+           "no HMAT: auto reads true, weights all 1: %s" % node_weights())
+    err = write(WI + "/auto", "true")
+    expect(err == errno.ENODEV and read(WI + "/auto") == "true",
+           "auto true without bandwidth data: ENODEV (%s)" % errno.errorcode.get(err))
+    expect(write(WI + "/auto", "false") == 0 and read(WI + "/auto") == "false",
+           "auto false: manual mode")
+    err = write(WI + "/auto", "1")
+    expect(err == errno.ENODEV and read(WI + "/auto") == "false",
+           "auto back on without data: ENODEV (%s), still manual" % errno.errorcode.get(err))
+    err = write(TIER_AUTO, "1")
+    expect(err == errno.ENODEV and read(TIER_AUTO) == "0",
+           "interleave_auto 1 without data: ENODEV (%s), still 0" % errno.errorcode.get(err))
+    check_placement(MPOL_WEIGHTED_INTERLEAVE, {n: 1 for n in nodes},
+                    "MPOL_WEIGHTED_INTERLEAVE without HMAT")
+
+
 def main():
     topo = os.environ.get("TOPOLOGY", "").split(":")[0]
+    if topo == "flat":
+        write("/sys/kernel/mm/transparent_hugepage/enabled", "never")
+        without_bandwidth()
+        print("%d failures" % tiering_util.failures)
+        return 1 if tiering_util.failures else 0
     if topo not in EXPECT:
         print("no expected weights for machine %r" % topo)
         return 4

@@ -30,7 +30,9 @@
  *   interleave  MPOL_INTERLEAVE over the nodes of TIER_WORKLOAD_NODES
  *               (a comma-separated list, default "0,1"), kept
  *   none        no mbind(): the task's policy and cpuset place it
- * TIER_WORKLOAD_MLOCK=1 mlocks the memory once placed.
+ * TIER_WORKLOAD_MLOCK=1 mlocks the memory once placed.  TIER_WORKLOAD_THP=1
+ * maps it from a 2 MiB boundary with MADV_HUGEPAGE instead of
+ * MADV_NOHUGEPAGE, for transparent huge pages.
  *
  * A hot set flushes its TLB entries after every pass (see below), at most
  * once per TIER_WORKLOAD_TLB_FLUSH_MS milliseconds if that is set, never if
@@ -253,15 +255,29 @@ static void touch(char *buf, unsigned long npages, long psz)
 	passes++;
 }
 
+#define THP_SIZE	(2UL << 20)
+
 static char *map_placed(unsigned long npages, long psz, int node)
 {
-	char *buf = mmap(NULL, npages * psz, PROT_READ | PROT_WRITE,
+	const char *thp = getenv("TIER_WORKLOAD_THP");
+	int huge = thp && !strcmp(thp, "1");
+	size_t len = npages * psz, extra = huge ? THP_SIZE : 0;
+	char *buf = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	const char *lock = getenv("TIER_WORKLOAD_MLOCK");
+	uintptr_t start;
 
 	if (buf == MAP_FAILED)
 		return NULL;
-	madvise(buf, npages * psz, MADV_NOHUGEPAGE);
+	if (huge) {
+		/* A mapping of exactly len bytes from a THP boundary. */
+		start = ((uintptr_t)buf + THP_SIZE - 1) & ~(THP_SIZE - 1);
+		if (start > (uintptr_t)buf)
+			munmap(buf, start - (uintptr_t)buf);
+		munmap((char *)start + len, (uintptr_t)buf + extra - start);
+		buf = (char *)start;
+	}
+	madvise(buf, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	if (place(buf, npages * psz, node, psz, npages))
 		return NULL;
 	if (lock && !strcmp(lock, "1") && mlock(buf, npages * psz))
