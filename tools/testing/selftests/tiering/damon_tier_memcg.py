@@ -142,7 +142,9 @@ def main():
                                                       read(PARAMS + "/bytes_demoted")))
     finally:
         write(PARAMS + "/enabled", "N")
-        write(PARAMS + "/memcg_path", "")
+        # A write of nothing never reaches the kernel: a newline empties it.
+        write(PARAMS + "/memcg_path", "\n")
+        expect(read(PARAMS + "/memcg_path") == "", "memcg_path emptied again")
         write("/proc/sys/kernel/numa_balancing", balancing)
         for b in bufs:
             b.finish()
