@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klruscand: finds hot folios on lower memory tiers with MGLRU's
+ * page-table walk and reports them to kpromoted.
+ *
+ * Every scan_interval_ms the klruscand thread walks the page tables of
+ * each process, once per lower-tier node, with lru_gen_scan_mm(): the walk
+ * MGLRU's aging does, which clears the accessed bits it finds and moves
+ * those folios to the youngest generation as aging would, so reclaim
+ * keeps what it learns.  Each young folio on that node is reported to
+ * kpromoted, which promotes the ones seen accessed often enough.  Folios
+ * in mlocked, hugetlb and special VMAs are never walked, as in aging.
+ *
+ * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
+ * the generations it would update do not exist: klruscand stays enabled
+ * and skips its scans until MGLRU is enabled again.
+ */
+
+#define pr_fmt(fmt) "klruscand: " fmt
+
+#include <linux/freezer.h>
+#include <linux/kobject.h>
+#include <linux/kpromoted.h>
+#include <linux/kthread.h>
+#include <linux/memcontrol.h>
+#include <linux/memory-tiers.h>
+#include <linux/mm.h>
+#include <linux/mm_inline.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+/* mms pinned at a time while walking */
+#define KLRUSCAND_BATCH		32
+
+static unsigned int klruscand_interval_ms = 2000;
+
+/* klruscand_mutex protects klruscand_thread and klruscand_walk. */
+static DEFINE_MUTEX(klruscand_mutex);
+static struct task_struct *klruscand_thread;
+static struct lru_gen_mm_walk *klruscand_walk;
+static DECLARE_WAIT_QUEUE_HEAD(klruscand_wait);
+
+static void klruscand_young(struct folio *folio)
+{
+	kpromoted_record_access(folio_pfn(folio), NUMA_NO_NODE,
+				KPROMOTED_SRC_PGTSCAN);
+}
+
+/*
+ * Pin the mms of up to KLRUSCAND_BATCH processes from thread group id
+ * *@next on, in pid order, and move *@next past them.
+ */
+static int klruscand_next_mms(int *next, struct mm_struct **mms)
+{
+	int n = 0;
+
+	rcu_read_lock();
+	while (n < KLRUSCAND_BATCH) {
+		struct pid *pid = find_ge_pid(*next, &init_pid_ns);
+		struct task_struct *task;
+		struct mm_struct *mm;
+
+		if (!pid)
+			break;
+		*next = pid_nr(pid) + 1;
+		task = pid_task(pid, PIDTYPE_TGID);
+		if (!task)
+			continue;
+		/* NULL for kernel threads and exiting tasks */
+		mm = get_task_mm(task);
+		if (mm)
+			mms[n++] = mm;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static void klruscand_scan(struct lru_gen_mm_walk *walk)
+{
+	struct mm_struct *mms[KLRUSCAND_BATCH];
+	nodemask_t lower = NODE_MASK_NONE;
+	int nid, i, n, next = 1;
+
+	for_each_node_state(nid, N_MEMORY)
+		if (!node_is_toptier(nid))
+			node_set(nid, lower);
+	if (nodes_empty(lower) || !lru_gen_enabled())
+		return;
+
+	do {
+		n = klruscand_next_mms(&next, mms);
+		for (i = 0; i < n; i++) {
+			struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mms[i]);
+
+			for_each_node_mask(nid, lower) {
+				if (kthread_should_stop())
+					break;
+				lru_gen_scan_mm(mms[i],
+						mem_cgroup_lruvec(memcg, NODE_DATA(nid)),
+						walk, klruscand_young);
+				cond_resched();
+			}
+			mem_cgroup_put(memcg);
+			mmput(mms[i]);
+		}
+	} while (n == KLRUSCAND_BATCH && !kthread_should_stop());
+}
+
+static int klruscand_fn(void *data)
+{
+	struct lru_gen_mm_walk *walk = data;
+
+	set_freezable();
+	while (!kthread_should_stop()) {
+		unsigned long start = jiffies;
+		long left;
+
+		klruscand_scan(walk);
+		kpromoted_kick();
+		left = start + msecs_to_jiffies(READ_ONCE(klruscand_interval_ms)) -
+		       jiffies;
+		if (left > 0)
+			wait_event_freezable_timeout(klruscand_wait,
+						     kthread_should_stop(), left);
+	}
+	return 0;
+}
+
+/* Start (@on) or stop klruscand and kpromoted; no change if it fails. */
+static int klruscand_set(bool on)
+{
+	struct task_struct *thread;
+	int err = 0;
+
+	mutex_lock(&klruscand_mutex);
+	if (on == !!klruscand_thread)
+		goto out;
+	if (!on) {
+		kthread_stop(klruscand_thread);
+		WRITE_ONCE(klruscand_thread, NULL);
+		kfree(klruscand_walk);
+		klruscand_walk = NULL;
+		kpromoted_put();
+		goto out;
+	}
+	klruscand_walk = kzalloc(sizeof(*klruscand_walk), GFP_KERNEL);
+	if (!klruscand_walk) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = kpromoted_get();
+	if (err)
+		goto free_walk;
+	thread = kthread_run(klruscand_fn, klruscand_walk, "klruscand");
+	if (IS_ERR(thread)) {
+		err = PTR_ERR(thread);
+		kpromoted_put();
+		goto free_walk;
+	}
+	WRITE_ONCE(klruscand_thread, thread);
+	goto out;
+free_walk:
+	kfree(klruscand_walk);
+	klruscand_walk = NULL;
+out:
+	mutex_unlock(&klruscand_mutex);
+	return err;
+}
+
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", !!READ_ONCE(klruscand_thread));
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	unsigned int v;
+	int err;
+
+	if (kstrtouint(buf, 10, &v) || v > 1)
+		return -EINVAL;
+	err = klruscand_set(v);
+	return err ? err : count;
+}
+
+static ssize_t scan_interval_ms_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(klruscand_interval_ms));
+}
+
+static ssize_t scan_interval_ms_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	unsigned int v;
+
+	if (kstrtouint(buf, 10, &v) || v < 100 || v > 60000)
+		return -EINVAL;
+	WRITE_ONCE(klruscand_interval_ms, v);
+	return count;
+}
+
+static struct kobj_attribute klruscand_enabled_attr = __ATTR_RW(enabled);
+static struct kobj_attribute klruscand_interval_attr =
+	__ATTR_RW(scan_interval_ms);
+
+static struct attribute *klruscand_attrs[] = {
+	&klruscand_enabled_attr.attr,
+	&klruscand_interval_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group klruscand_group = {
+	.attrs = klruscand_attrs,
+};
+
+static int __init klruscand_init(void)
+{
+	struct kobject *kobj = kobject_create_and_add("klruscand", mm_kobj);
+	int err;
+
+	if (!kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(kobj, &klruscand_group);
+	if (err) {
+		pr_err("cannot create its sysfs files: %d\n", err);
+		kobject_put(kobj);
+	}
+	return err;
+}
+subsys_initcall(klruscand_init);
