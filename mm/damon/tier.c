@@ -1153,11 +1153,19 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 		} else {
 			bp = damos_node_mem_bp_of(total, want, false);
 			g->target_value = max(1UL, bp);
-			s->quota.sz = clamp(damon_tier_bytes(want > free ?
-							     want - free : 0,
-							     cap),
-					    PAGE_SIZE, cap);
-			x->asked = want > free;
+			/*
+			 * At least a probe while anything is missing: with
+			 * the failures it meets charged at 1/1024 a probe
+			 * reaches across the node, past memory that cannot
+			 * move (kernel memory, mlocked pages), where a few
+			 * pages of quota would stop inside it.
+			 */
+			s->quota.sz = want > free ?
+				clamp(max(damon_tier_bytes(want - free, cap),
+					  probe), PAGE_SIZE, cap) : PAGE_SIZE;
+			/* A goal met in whole bp asks for nothing. */
+			x->asked = bp > damos_node_mem_bp_of(total, free,
+							     false);
 		}
 	}
 	return floor_bp;
