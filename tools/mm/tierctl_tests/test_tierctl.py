@@ -170,6 +170,25 @@ def test_show_damon_stat_off(tmp_path):
     assert p.returncode == 0 and "damon_stat: off" in p.stdout
 
 
+def test_show_klruscand(tmp_path, tc, capsys):
+    two_tier(str(tmp_path))
+    for d, files in (("klruscand", (("enabled", "1"), ("scan_interval_ms", "2000"))),
+                     ("kpromoted", (("promote_rate_limit_MBps", "256"), ("window_ms", "4000"),
+                                    ("threshold", "2")))):
+        for k, v in files:
+            put(str(tmp_path), "sys/kernel/mm/%s/%s" % (d, k), v)
+    put(str(tmp_path), "proc/vmstat", "pgpromote_success 10\nkpromoted_recorded_accesses 900\n"
+        "kpromoted_mig_candidate 300\nkpromoted_mig_promoted 250\nkpromoted_mig_dropped 7\n")
+    p = run(tmp_path, "show")
+    assert p.returncode == 0
+    assert ("klruscand: enabled=1 scan_interval_ms=2000; kpromoted: promote_rate_limit_MBps=256 "
+            "window_ms=4000 threshold=2") in p.stdout
+    assert "accesses recorded 900, candidates 300, promoted 250, dropped 7" in p.stdout
+    assert tc.main(["show", "--json"]) == 0
+    kl = json.loads(capsys.readouterr().out)["klruscand"]
+    assert kl["enabled"] == 1 and kl["threshold"] == 2 and kl["kpromoted_mig_promoted"] == 250
+
+
 def test_show_without_features(tmp_path):
     two_tier(str(tmp_path), sysctl=None, damon_tier=False)
     p = run(tmp_path, "show")
@@ -177,6 +196,7 @@ def test_show_without_features(tmp_path):
     assert "not supported by this kernel" in p.stdout
     assert "damon_tier: not built into this kernel" in p.stdout
     assert "damon_stat: not built into this kernel" in p.stdout
+    assert "klruscand: not built into this kernel" in p.stdout
 
 
 # --------------------------------------------------------------------- weights
