@@ -59,7 +59,7 @@ def main():
     scal = guest_json("8node", "%s scaling 8000 5" % exe, "bench-scaling", 900)
     quick = bool(os.environ.get("QUICK"))
     matrix = [bench_matrix.run_topology(t, bench_matrix.cells_for(t, quick))
-              for t in ("2tier", "3tier", "2cxl")]
+              for t in ("2tier", "3tier", "2cxl") + (() if quick else ("2tier-big",))]
 
     p = best(pol, lambda r: r["case"])
     plain = p["MPOL_INTERLEAVE 1 1"]

@@ -18,12 +18,13 @@ demotion_enabled=1, which is what that mechanism is.
   tier_matrix.py WORKLOAD CELLS_JSON
 
 CELLS_JSON is a list of cells, each {"mech": M, "workload": W, "hot_mb": N,
-"seconds": S, "run": R}: M one of MECHS, W "flush" (the hot set's TLB is
+"seconds": S, "run": R, "extra_cold_mb": E}: M one of MECHS, W "flush" (the hot set's TLB is
 flushed after each pass: accessed bits set on every pass), "noflush" (never
 flushed: accessed bits set only on TLB misses) or "change" (two sets of
 hot_mb, A hot for the first half of the seconds, then B; no flush), N 0
 for a goal that cannot be reached: a 200 MiB hot set and the top node's
-cold data mlocked.
+cold data mlocked; E (optional) MiB of cold data mapped on the lowest tier
+besides, for klruscand's walk to cover.
 """
 import json
 import os
@@ -51,7 +52,14 @@ MECHS = {
     "damon_tier_temporal": {"damon_tier": {"goal_tuner": "temporal"}},
     # damo's scripts/mem_tier.sh with the temporal tuner on both schemes.
     "damo_temporal": {"damo": damo_mem_tier.RECIPE_TEMPORAL},
+    # klruscand + kpromoted on their defaults; they only promote, so
+    # reclaim's demotion makes room (demotion_enabled=1, labelled).
+    "klruscand": {"klruscand": True, "demotion_enabled": "1"},
 }
+KL = "/sys/kernel/mm/klruscand"
+KPROMOTED_COUNTERS = ("kpromoted_recorded_pgtscans", "kpromoted_mig_candidate",
+                      "kpromoted_mig_promoted", "kpromoted_mig_dropped",
+                      "kpromoted_mig_cold_not_accessed", "pgdemote_kswapd")
 
 
 def put(path, val):
@@ -151,6 +159,12 @@ def run_cell(cell, workload):
     cold = subprocess.Popen([workload, "cold", str(cold_mb), str(top)],
                             stdout=subprocess.PIPE, text=True, env=cold_env)
     cold.stdout.readline()
+    extra = None
+    if cell.get("extra_cold_mb"):
+        # More mapped memory for klruscand to walk: cold, on the lowest tier.
+        extra = subprocess.Popen([workload, "cold", str(cell["extra_cold_mb"]), str(low)],
+                                 stdout=subprocess.PIPE, text=True)
+        extra.stdout.readline()
     env = dict(os.environ)
     if cell["workload"] != "flush":
         env["TIER_WORKLOAD_NO_TLB_FLUSH"] = "1"
@@ -176,6 +190,9 @@ def run_cell(cell, workload):
         subprocess.run(damo_mem_tier.STAT_OFF, check=True, capture_output=True)
         subprocess.run(mech["damo"], check=True, capture_output=True)
         pids = kthread_pids(("kdamond",))
+    elif "klruscand" in mech:
+        put(KL + "/enabled", "1")
+        pids = kthread_pids(("klruscand", "kpromoted"))
     elif cell["mech"] in ("none", "numa_balancing"):
         pids = kthread_pids(("kswapd",))
     c0 = thread_ticks(pids)
@@ -212,6 +229,9 @@ def run_cell(cell, workload):
                     s[k] = int(read(PARAMS + "/" + k))
                 except OSError:
                     pass
+        elif "klruscand" in mech:
+            for k in KPROMOTED_COUNTERS:
+                s[k] = v.get(k, 0) - v0.get(k, 0)
         elif "damo" in mech:
             s["sample_interval_us"] = max(
                 damo_mem_tier.tuned_sample_us(k) or 0
@@ -231,6 +251,11 @@ def run_cell(cell, workload):
             put(PARAMS + "/" + k, v)
     elif "damo" in mech:
         subprocess.run(["damo", "stop"], capture_output=True)
+    elif "klruscand" in mech:
+        put(KL + "/enabled", "0")
+    if extra:
+        extra.terminate()
+        extra.wait(timeout=120)
     for p in (hot, cold):
         p.terminate()
     for p, what in ((hot, "hot"), (cold, "cold")):
