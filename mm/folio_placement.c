@@ -39,13 +39,13 @@
 #include <linux/shmem_fs.h>
 
 /**
- * mpol_allows_node() - may a folio placed by a memory policy move
+ * folio_placement_mpol_allows() - may a folio placed by a memory policy move
  * @pol:	the policy, or NULL for the default one
  * @nid:	the node it would move to
  *
  * Return: true if @pol lets its folios live on @nid.
  */
-bool mpol_allows_node(const struct mempolicy *pol, int nid)
+bool folio_placement_mpol_allows(const struct mempolicy *pol, int nid)
 {
 	if (!pol)
 		return true;
@@ -79,7 +79,7 @@ static enum folio_placement folio_placement_owner(struct mm_struct *mm,
 	if (owner) {
 		/* task_lock() guards both ->mempolicy and ->mems_allowed. */
 		task_lock(owner);
-		if (!vma_policy && !mpol_allows_node(owner->mempolicy, nid))
+		if (!vma_policy && !folio_placement_mpol_allows(owner->mempolicy, nid))
 			v = FOLIO_PLACEMENT_POLICY;
 #ifdef CONFIG_CPUSETS
 		else if (!node_isset(nid, owner->mems_allowed))
@@ -110,7 +110,7 @@ static bool folio_placement_one(struct folio *folio,
 		/* A shared policy comes with its own reference. */
 		pol = vma->vm_ops->get_policy(vma, addr, &ilx);
 		has_policy = !!pol;
-		if (!mpol_allows_node(pol, w->nid))
+		if (!folio_placement_mpol_allows(pol, w->nid))
 			w->verdict = FOLIO_PLACEMENT_POLICY;
 		mpol_cond_put(pol);
 	} else if (READ_ONCE(vma->vm_policy)) {
@@ -124,7 +124,7 @@ static bool folio_placement_one(struct folio *folio,
 		}
 		pol = vma->vm_policy;
 		has_policy = !!pol;
-		if (!mpol_allows_node(pol, w->nid))
+		if (!folio_placement_mpol_allows(pol, w->nid))
 			w->verdict = FOLIO_PLACEMENT_POLICY;
 		mmap_read_unlock(mm);
 	}
@@ -145,7 +145,7 @@ static enum folio_placement folio_placement_shmem(struct folio *folio,
 		return v;
 	pol = mpol_shared_policy_lookup(&SHMEM_I(mapping->host)->policy,
 					folio->index);
-	if (!mpol_allows_node(pol, nid))
+	if (!folio_placement_mpol_allows(pol, nid))
 		v = FOLIO_PLACEMENT_POLICY;
 	mpol_cond_put(pol);
 	return v;

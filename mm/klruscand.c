@@ -8,12 +8,16 @@
  * MGLRU's aging does, which clears the accessed bits it finds and moves
  * those folios to the youngest generation as aging would, so reclaim
  * keeps what it learns.  Each young folio on that node is reported to
- * kpromoted, which promotes the ones seen accessed often enough.  Folios
- * in mlocked, hugetlb and special VMAs are never walked, as in aging.
+ * kpromoted, which promotes the ones seen accessed often enough: once per
+ * mm and scan, however many of its entries are young.  Folios in mlocked,
+ * hugetlb and special VMAs are never walked, as in aging.  Only the folios
+ * charged to the memory cgroup of an mm (its owner's) are looked at, as
+ * in aging: page cache another cgroup was charged for is not reported.
  *
  * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
  * the generations it would update do not exist: klruscand stays enabled
- * and skips its scans until MGLRU is enabled again.
+ * and skips its scans until MGLRU is enabled again; the same while MGLRU's
+ * page-table walks are off (its 0x0002 capability).
  */
 
 #define pr_fmt(fmt) "klruscand: " fmt
@@ -28,6 +32,7 @@
 #include <linux/mm_inline.h>
 #include <linux/mmzone.h>
 #include <linux/nodemask.h>
+#include <linux/oom.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/mm.h>
@@ -45,8 +50,14 @@ static struct task_struct *klruscand_thread;
 static struct lru_gen_mm_walk *klruscand_walk;
 static DECLARE_WAIT_QUEUE_HEAD(klruscand_wait);
 
+/* The folio reported last: a large folio's PTEs come one after another. */
+static struct folio *klruscand_last;
+
 static void klruscand_young(struct folio *folio)
 {
+	if (folio == klruscand_last)
+		return;
+	klruscand_last = folio;
 	kpromoted_record_access(folio_pfn(folio), NUMA_NO_NODE,
 				KPROMOTED_SRC_PGTSCAN);
 }
@@ -69,12 +80,16 @@ static int klruscand_next_mms(int *next, struct mm_struct **mms)
 			break;
 		*next = pid_nr(pid) + 1;
 		task = pid_task(pid, PIDTYPE_TGID);
+		if (!task || (task->flags & PF_KTHREAD))
+			continue;
+		/* Any thread's: the leader may have exited before the others. */
+		task = find_lock_task_mm(task);
 		if (!task)
 			continue;
-		/* NULL for kernel threads and exiting tasks */
-		mm = get_task_mm(task);
-		if (mm)
-			mms[n++] = mm;
+		mm = task->mm;
+		mmget(mm);
+		task_unlock(task);
+		mms[n++] = mm;
 	}
 	rcu_read_unlock();
 	return n;
@@ -98,8 +113,9 @@ static void klruscand_scan(struct lru_gen_mm_walk *walk)
 			struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mms[i]);
 
 			for_each_node_mask(nid, lower) {
-				if (kthread_should_stop())
+				if (kthread_should_stop() || !lru_gen_enabled())
 					break;
+				klruscand_last = NULL;
 				lru_gen_scan_mm(mms[i],
 						mem_cgroup_lruvec(memcg, NODE_DATA(nid)),
 						walk, klruscand_young);

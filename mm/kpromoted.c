@@ -15,9 +15,10 @@
  * coldest memory there and makes room.
  *
  * The records live in a set-associative table of fixed size, allocated
- * when the first source starts: one 16-byte record per four pages of
- * lower-tier memory present then (1 MiB per GiB), at least 16384 and at
- * most 4194304 records (256 KiB to 64 MiB).  A report that finds its set
+ * when the first source starts: a power of two of 16-byte records (12 on
+ * 32-bit), one per four to eight pages of the lower-tier memory present
+ * then (at most 1 MiB per GiB), at least 16384 and at most 4194304
+ * records (256 KiB to 64 MiB).  A report that finds its set
  * full replaces the record with the oldest window.  Candidates wait in a
  * bounded queue; a record leaves the table when it becomes one.
  *
@@ -272,7 +273,8 @@ static void kpromoted_table_refuse(struct kpromoted_table *t,
  *		or NUMA_NO_NODE for the nearest top-tier node
  * @src:	who saw the access
  *
- * Context: any context but interrupts; does not sleep.  Does nothing while
+ * Context: process context, any locks but ones taken from interrupts;
+ * does not sleep.  Does nothing while
  * no source has started kpromoted (kpromoted_get()).
  */
 void kpromoted_record_access(unsigned long pfn, int nid,
@@ -443,11 +445,9 @@ static void kpromoted_flush(struct kpromoted_batch *b)
 		/* A moved folio is gone: only its pointer is compared. */
 		if (b->folio[i]) {
 			count_vm_event(KPROMOTED_MIG_PROMOTED);
-#ifdef CONFIG_NUMA_BALANCING
 			mod_lruvec_state(mem_cgroup_lruvec(b->memcg[i],
 							   NODE_DATA(b->nid)),
 					 PGPROMOTE_SUCCESS, b->pages[i]);
-#endif
 		}
 		mem_cgroup_put(b->memcg[i]);
 	}
@@ -506,6 +506,14 @@ static enum kpromoted_step kpromoted_take(const struct kpromoted_cand *c,
 		ev = KPROMOTED_MIG_COLD_OLD;
 		goto put;
 	}
+	/*
+	 * Folios migration would fail on or split: dirty page cache, which
+	 * not every file system moves asynchronously, and partly mapped
+	 * large folios.
+	 */
+	if ((folio_is_file_lru(folio) && folio_test_dirty(folio)) ||
+	    (folio_test_large(folio) && folio_test_partially_mapped(folio)))
+		goto put;
 	dst = kpromoted_target(src, c->nid);
 	if (dst == NUMA_NO_NODE)
 		goto put;
@@ -518,7 +526,12 @@ static enum kpromoted_step kpromoted_take(const struct kpromoted_cand *c,
 		step = b->nr ? KPROMOTED_FLUSH : KPROMOTED_WAIT;
 		goto put_quiet;
 	}
-	if (folio_placement_check(folio, dst, false) != FOLIO_PLACEMENT_OK) {
+	switch (folio_placement_check(folio, dst, false)) {
+	case FOLIO_PLACEMENT_OK:
+		break;
+	case FOLIO_PLACEMENT_BUSY:
+		goto put;
+	default:
 		kpromoted_refuse(c->pfn);
 		goto put;
 	}
@@ -731,7 +744,7 @@ static ssize_t kpromoted_attr_store(struct kobject *kobj,
 static struct kpromoted_attr kpromoted_files[] = {
 	KPROMOTED_ATTR("promote_rate_limit_MBps", &kpromoted_rate_mbps, 1, SZ_1M),
 	KPROMOTED_ATTR("window_ms", &kpromoted_window_ms, 100, 600000),
-	KPROMOTED_ATTR("threshold", &kpromoted_threshold, 1, U8_MAX),
+	KPROMOTED_ATTR("threshold", &kpromoted_threshold, 1, KPROMOTED_REFUSED - 1),
 };
 
 static struct attribute *kpromoted_attrs[] = {

@@ -28,7 +28,7 @@ enum folio_placement {
 };
 
 #ifdef CONFIG_FOLIO_PLACEMENT
-bool mpol_allows_node(const struct mempolicy *pol, int nid);
+bool folio_placement_mpol_allows(const struct mempolicy *pol, int nid);
 enum folio_placement folio_placement_check(struct folio *folio, int nid,
 					   bool demote);
 #else

@@ -1160,12 +1160,12 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			 * move (kernel memory, mlocked pages), where a few
 			 * pages of quota would stop inside it.
 			 */
-			s->quota.sz = want > free ?
-				clamp(max(damon_tier_bytes(want - free, cap),
-					  probe), PAGE_SIZE, cap) : PAGE_SIZE;
 			/* A goal met in whole bp asks for nothing. */
 			x->asked = bp > damos_node_mem_bp_of(total, free,
 							     false);
+			s->quota.sz = x->asked ?
+				clamp(max(damon_tier_bytes(want - free, cap),
+					  probe), PAGE_SIZE, cap) : PAGE_SIZE;
 		}
 	}
 	return floor_bp;

@@ -16,7 +16,7 @@ static void damos_test_policy_allows(struct kunit *test)
 	int mode;
 
 	/* No policy, and the modes that let the kernel pick any node. */
-	KUNIT_EXPECT_TRUE(test, mpol_allows_node(NULL, 0));
+	KUNIT_EXPECT_TRUE(test, folio_placement_mpol_allows(NULL, 0));
 	for (mode = 0; mode < MPOL_MAX; mode++) {
 		pol.mode = mode;
 		nodes_clear(pol.nodes);
@@ -24,27 +24,27 @@ static void damos_test_policy_allows(struct kunit *test)
 		switch (mode) {
 		case MPOL_BIND:
 			/* Only inside the nodemask. */
-			KUNIT_EXPECT_TRUE_MSG(test, mpol_allows_node(&pol, 1),
+			KUNIT_EXPECT_TRUE_MSG(test, folio_placement_mpol_allows(&pol, 1),
 					      "mode %d", mode);
-			KUNIT_EXPECT_FALSE_MSG(test, mpol_allows_node(&pol, 0),
+			KUNIT_EXPECT_FALSE_MSG(test, folio_placement_mpol_allows(&pol, 0),
 					       "mode %d", mode);
-			KUNIT_EXPECT_FALSE_MSG(test, mpol_allows_node(&pol, 2),
+			KUNIT_EXPECT_FALSE_MSG(test, folio_placement_mpol_allows(&pol, 2),
 					       "mode %d", mode);
 			break;
 		case MPOL_INTERLEAVE:
 		case MPOL_WEIGHTED_INTERLEAVE:
 			/* Left where the policy put it, even in the mask. */
 			node_set(0, pol.nodes);
-			KUNIT_EXPECT_FALSE_MSG(test, mpol_allows_node(&pol, 0),
+			KUNIT_EXPECT_FALSE_MSG(test, folio_placement_mpol_allows(&pol, 0),
 					       "mode %d", mode);
-			KUNIT_EXPECT_FALSE_MSG(test, mpol_allows_node(&pol, 1),
+			KUNIT_EXPECT_FALSE_MSG(test, folio_placement_mpol_allows(&pol, 1),
 					       "mode %d", mode);
 			break;
 		default:
 			/* Default, local and both preferences. */
-			KUNIT_EXPECT_TRUE_MSG(test, mpol_allows_node(&pol, 0),
+			KUNIT_EXPECT_TRUE_MSG(test, folio_placement_mpol_allows(&pol, 0),
 					      "mode %d", mode);
-			KUNIT_EXPECT_TRUE_MSG(test, mpol_allows_node(&pol, 1),
+			KUNIT_EXPECT_TRUE_MSG(test, folio_placement_mpol_allows(&pol, 1),
 					      "mode %d", mode);
 			break;
 		}
@@ -53,8 +53,8 @@ static void damos_test_policy_allows(struct kunit *test)
 	pol.mode = MPOL_BIND;
 	nodes_clear(pol.nodes);
 	node_set(0, pol.nodes);
-	KUNIT_EXPECT_FALSE(test, mpol_allows_node(&pol, 1));
-	KUNIT_EXPECT_TRUE(test, mpol_allows_node(&pol, 0));
+	KUNIT_EXPECT_FALSE(test, folio_placement_mpol_allows(&pol, 1));
+	KUNIT_EXPECT_TRUE(test, folio_placement_mpol_allows(&pol, 0));
 }
 
 static struct kunit_case damos_placement_test_cases[] = {

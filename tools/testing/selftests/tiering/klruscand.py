@@ -45,7 +45,7 @@ FILES = {
     KL + "/scan_interval_ms": ("2000", 100, 60000),
     KP + "/promote_rate_limit_MBps": ("256", 1, 1048576),
     KP + "/window_ms": ("4000", 100, 600000),
-    KP + "/threshold": ("2", 1, 255),
+    KP + "/threshold": ("2", 1, 254),
 }
 
 

@@ -166,7 +166,7 @@ def main():
         off = run(top, bottom, False)
         on = run(top, bottom, True)
         expect(abs(off[0] - on[0]) <= 64 and abs(off[1] - on[1]) <= 64 and
-               off[2] == on[2],
+               abs(off[2] - on[2]) <= 16,
                "the same generations and eviction with klruscand off and on "
                "(A, B, B demoted: %s, %s)" % (off, on))
     finally:
