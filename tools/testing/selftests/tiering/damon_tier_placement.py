@@ -20,7 +20,7 @@ counts that:
   - the data of every buffer is intact.
 
   damon_tier_placement.py [--seconds S] [--bind-node N] [--no-cpuset]
-                          [--no-interleave] [--no-mlock]
+                          [--no-interleave] [--no-mlock] [--no-demotion-check]
 """
 import argparse
 import os
@@ -115,6 +115,8 @@ def main():
     ap.add_argument("--no-cpuset", action="store_true")
     ap.add_argument("--no-interleave", action="store_true")
     ap.add_argument("--no-mlock", action="store_true")
+    ap.add_argument("--no-demotion-check", action="store_true",
+                    help="do not require that cold data was demoted")
     a = ap.parse_args()
 
     t = tiering_util.tiers()
@@ -197,9 +199,11 @@ def main():
                    "bytes_skipped_cpuset counts the cpuset buffer")
         cc = cold_counts(cold.p.pid, cold_mb)
         print("cold filler per node: %s" % cc)
-        expect(sum(v for n, v in cc.items() if n != top) > 0,
-               "other cold data was demoted (%d pages)" % sum(
-                   v for n, v in cc.items() if n != top))
+        demoted = sum(v for n, v in cc.items() if n != top)
+        if a.no_demotion_check:
+            print("other cold data demoted: %d pages (not judged)" % demoted)
+        else:
+            expect(demoted > 0, "other cold data was demoted (%d pages)" % demoted)
         if locked:
             lc = cold_counts(locked.p.pid, 96)
             print("mlocked cold per node: %s" % lc)
