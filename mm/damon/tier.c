@@ -1143,6 +1143,17 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			 */
 			s->quota.fail_charge_denom = x->finding ?
 				DAMON_TIER_FAIL_CHARGE_DENOM : 0;
+			/*
+			 * A quota smaller than what DAMON sees accessed goes
+			 * to the hottest regions.  Another cgroup's hot memory
+			 * can hold those for good, and the cgroup's pages left
+			 * among freed ones look cooler: while promotion finds
+			 * nothing, every accessed region takes its turn.  The
+			 * cgroup filter rejects the others' pages before any
+			 * access check, so the turns cost little.
+			 */
+			s->quota.weight_nr_accesses =
+				p->memcg && !x->finding ? 0 : 100;
 			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
 					    PAGE_SIZE, cap);
 		} else if (x->backoff && time_before(now, x->next_lead)) {

@@ -124,7 +124,12 @@ def main():
         for t in range(a.seconds):
             time.sleep(1)
             if t % 5 == 4:
-                print("t=%2ds tiered hot on node0: %s" % (t + 1, t_hot.nodes().get(0, 0)))
+                total, free = tiering_util.node_mem(0)
+                print("t=%2ds tiered hot on node0: %s  node0 free %d KiB  promoted %s "
+                      "demoted %s  backoff_ms %s" % (
+                          t + 1, t_hot.nodes().get(0, 0), free,
+                          read(PARAMS + "/bytes_promoted"),
+                          read(PARAMS + "/bytes_demoted"), read(PARAMS + "/backoff_ms")))
         expect(write(PARAMS + "/enabled", "N") == 0, "damon_tier disabled")
         after = {b.name + str(i): b.nodes() for i, b in enumerate(bufs)}
         for k in before:
