@@ -1005,8 +1005,13 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 				   unsigned long cap, unsigned long now,
 				   unsigned long pass)
 {
-	/* The last pass asked demotion for room and it could make none. */
-	if (x->asked && !down && !up) {
+	/*
+	 * The last pass asked demotion for room and it made less than a
+	 * probe: a trickle (pages freed or unlocked under the lower tier's
+	 * unmovable memory) must not restart asks that each look across all
+	 * of it.
+	 */
+	if (x->asked && down + up < probe) {
 		x->backoff = min(x->backoff + 1, DAMON_TIER_MAX_BACKOFF);
 		x->next_lead = now + (pass << x->backoff);
 	} else if (down || up) {

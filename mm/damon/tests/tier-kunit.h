@@ -459,7 +459,7 @@ static void damon_tier_test_lead_ready(struct kunit *test)
 
 /*
  * Room asked for and not made backs off for 2, 4, ... passes, at most
- * 2^DAMON_TIER_MAX_BACKOFF; anything moving ends it.
+ * 2^DAMON_TIER_MAX_BACKOFF; a probe's worth moved ends it.
  */
 static void damon_tier_test_lead_backs_off(struct kunit *test)
 {
@@ -488,6 +488,12 @@ static void damon_tier_test_lead_backs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x.backoff, (unsigned int)DAMON_TIER_MAX_BACKOFF);
 	KUNIT_EXPECT_EQ(test, x.next_lead,
 			now + (pass << DAMON_TIER_MAX_BACKOFF));
+	/* Less than a probe moved: still backing off, no lead. */
+	x.asked = true;
+	now += pass << DAMON_TIER_MAX_BACKOFF;
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, PAGE_SIZE, PAGE_SIZE, 1,
+						   probe, cap, now, pass), 0UL);
+	KUNIT_EXPECT_EQ(test, x.backoff, (unsigned int)DAMON_TIER_MAX_BACKOFF);
 	/* Demotion made room: the lead is back at once. */
 	x.asked = true;
 	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 1 << 20, 1, probe,

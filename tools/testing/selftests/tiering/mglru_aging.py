@@ -138,7 +138,7 @@ def run(top, bottom, klruscand):
         expect(a.get(top, 0) == SET_PAGES,
                "%s: A stays on node%d (%d of %d)" % (label, top, a.get(top, 0), SET_PAGES))
         # All but the few pages one eviction batch leaves behind (12 of
-        # 4096 here, the same on the unmodified base kernel).
+        # 4096 in our runs, klruscand off and on).
         expect(b.get(bottom, 0) >= SET_PAGES * 99 // 100,
                "%s: B was demoted to node%d (%d of %d)" % (label, bottom, b.get(bottom, 0),
                                                            SET_PAGES))
