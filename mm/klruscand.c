@@ -124,7 +124,8 @@ static void klruscand_scan(struct lru_gen_mm_walk *walk)
 			mem_cgroup_put(memcg);
 			mmput(mms[i]);
 		}
-	} while (n == KLRUSCAND_BATCH && !kthread_should_stop());
+	} while (n == KLRUSCAND_BATCH && !kthread_should_stop() &&
+		 lru_gen_enabled());
 }
 
 static int klruscand_fn(void *data)

@@ -36,6 +36,7 @@
 #include <linux/mmzone.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -1006,15 +1007,19 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 				   unsigned long pass)
 {
 	/*
-	 * The last pass asked demotion for room and it made less than a
-	 * probe: a trickle (pages freed or unlocked under the lower tier's
-	 * unmovable memory) must not restart asks that each look across all
-	 * of it.
+	 * Half of what was asked, at most half a probe, is room made.  Less
+	 * is a trickle (a few pages freed beside memory that cannot move):
+	 * it must neither end a backoff nor restart asks that each look
+	 * across all of that memory.
 	 */
-	if (x->asked && down + up < probe) {
+	unsigned long enough = max(min(x->asked ? x->asked : probe, probe) / 2,
+				   PAGE_SIZE);
+	unsigned long moved = size_add(down, up);
+
+	if (x->asked && moved < enough) {
 		x->backoff = min(x->backoff + 1, DAMON_TIER_MAX_BACKOFF);
 		x->next_lead = now + (pass << x->backoff);
-	} else if (down || up) {
+	} else if (moved >= enough) {
 		x->backoff = 0;
 		x->next_lead = now;
 	}
@@ -1165,7 +1170,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			/* Backing off: demotion rests, its goal met. */
 			g->target_value = 1;
 			s->quota.sz = PAGE_SIZE;
-			x->asked = false;
+			x->asked = 0;
 		} else {
 			bp = damos_node_mem_bp_of(total, want, false);
 			g->target_value = max(1UL, bp);
@@ -1177,11 +1182,12 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			 * pages of quota would stop inside it.
 			 */
 			/* A goal met in whole bp asks for nothing. */
-			x->asked = bp > damos_node_mem_bp_of(total, free,
-							     false);
+			x->asked = bp > damos_node_mem_bp_of(total, free, false) ?
+				max(damon_tier_bytes(want - free, cap),
+				    PAGE_SIZE) : 0;
 			s->quota.sz = x->asked ?
-				clamp(max(damon_tier_bytes(want - free, cap),
-					  probe), PAGE_SIZE, cap) : PAGE_SIZE;
+				clamp(max(x->asked, probe), PAGE_SIZE, cap) :
+				PAGE_SIZE;
 		}
 	}
 	return floor_bp;

@@ -98,7 +98,7 @@ struct damon_tier_params {
  * @promoted_last: bytes promoted into the node in the last one
  * @finding:	whether promotion found something to move when it last had
  *		room
- * @asked:	whether the last pass asked demotion for room
+ * @asked:	bytes of room the last pass asked demotion for, 0 for none
  *
  * Only the kdamond uses it, before each apply pass.
  */
@@ -108,8 +108,8 @@ struct damon_tier_pace {
 	unsigned long next_lead;
 	unsigned long promoted;
 	unsigned long promoted_last;
+	unsigned long asked;
 	bool finding;
-	bool asked;
 };
 
 bool damon_tier_params_valid(const struct damon_tier_params *p);

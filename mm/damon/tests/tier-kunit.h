@@ -459,7 +459,8 @@ static void damon_tier_test_lead_ready(struct kunit *test)
 
 /*
  * Room asked for and not made backs off for 2, 4, ... passes, at most
- * 2^DAMON_TIER_MAX_BACKOFF; a probe's worth moved ends it.
+ * 2^DAMON_TIER_MAX_BACKOFF; half of what was asked, at most half a probe,
+ * moved ends it.
  */
 static void damon_tier_test_lead_backs_off(struct kunit *test)
 {
@@ -468,13 +469,13 @@ static void damon_tier_test_lead_backs_off(struct kunit *test)
 	unsigned long now = 1000;
 	int i;
 
-	x.asked = true;
+	x.asked = probe;
 	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
 						   now, pass), 0UL);
 	KUNIT_EXPECT_EQ(test, x.backoff, 1U);
 	KUNIT_EXPECT_EQ(test, x.next_lead, now + 2 * pass);
 	/* Still backing off, and asking nothing: no lead, no more backoff. */
-	x.asked = false;
+	x.asked = 0;
 	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
 						   now + pass, pass), 0UL);
 	KUNIT_EXPECT_EQ(test, x.backoff, 1U);
@@ -482,23 +483,48 @@ static void damon_tier_test_lead_backs_off(struct kunit *test)
 						   now + 2 * pass, pass),
 			DAMON_TIER_READY_PROBES * probe);
 	for (i = 0; i < DAMON_TIER_MAX_BACKOFF + 3; i++) {
-		x.asked = true;
+		x.asked = probe;
 		damon_tier_next_lead(&x, 0, 0, 1, probe, cap, now, pass);
 	}
 	KUNIT_EXPECT_EQ(test, x.backoff, (unsigned int)DAMON_TIER_MAX_BACKOFF);
 	KUNIT_EXPECT_EQ(test, x.next_lead,
 			now + (pass << DAMON_TIER_MAX_BACKOFF));
-	/* Less than a probe moved: still backing off, no lead. */
-	x.asked = true;
+	/* A trickle: still backing off, no lead, asked or not. */
+	x.asked = probe;
 	now += pass << DAMON_TIER_MAX_BACKOFF;
 	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, PAGE_SIZE, PAGE_SIZE, 1,
 						   probe, cap, now, pass), 0UL);
 	KUNIT_EXPECT_EQ(test, x.backoff, (unsigned int)DAMON_TIER_MAX_BACKOFF);
+	x.asked = 0;
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 2 * PAGE_SIZE, 0, 1,
+						   probe, cap, now + pass, pass),
+			0UL);
+	KUNIT_EXPECT_EQ(test, x.backoff, (unsigned int)DAMON_TIER_MAX_BACKOFF);
 	/* Demotion made room: the lead is back at once. */
-	x.asked = true;
+	x.asked = probe;
 	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 1 << 20, 1, probe,
 						   cap, now, pass),
 			DAMON_TIER_READY_PROBES * probe);
+	KUNIT_EXPECT_EQ(test, x.backoff, 0U);
+}
+
+/*
+ * An ask met is no reason to back off: a shortfall smaller than a probe
+ * made up in full, and on a node whose probe is the whole per-pass cap,
+ * a cap's worth less a page (what failures charged at 1/1024 leave).
+ */
+static void damon_tier_test_lead_met_ask(struct kunit *test)
+{
+	struct damon_tier_pace x = {};
+	const unsigned long probe = 1 << 20, pass = 10;
+
+	x.asked = 8 * PAGE_SIZE;
+	damon_tier_next_lead(&x, 0, 8 * PAGE_SIZE, 1, probe, 40 << 20, 1000,
+			     pass);
+	KUNIT_EXPECT_EQ(test, x.backoff, 0U);
+	x.asked = probe;
+	damon_tier_next_lead(&x, 0, probe - PAGE_SIZE, 1, probe, probe, 1000,
+			     pass);
 	KUNIT_EXPECT_EQ(test, x.backoff, 0U);
 }
 
@@ -537,6 +563,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_lead_follows_promotion),
 	KUNIT_CASE(damon_tier_test_lead_ready),
 	KUNIT_CASE(damon_tier_test_lead_backs_off),
+	KUNIT_CASE(damon_tier_test_lead_met_ask),
 	KUNIT_CASE(damon_tier_test_page_regions),
 	{},
 };
