@@ -231,6 +231,8 @@ static struct damon_ctx *ctx;
 static struct damon_tier_topo damon_tier_running_topo;
 static struct damon_tier_params damon_tier_running_params;
 static struct damos_stat damon_tier_last_stat[DAMON_TIER_MAX_SCHEMES];
+/* What each scheme had tried and moved at the last pacing. */
+static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_next_topo_check;
 
 /*
@@ -728,6 +730,28 @@ static unsigned long damon_tier_nr_schemes(struct damon_ctx *c)
 static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
 
 /* Build a fresh context from parameters @p and commit it. */
+/*
+ * Take the schemes' stats as the point the counters and the pacing count
+ * from.  A commit keeps each scheme that stays at its position with its
+ * stats and creates the others with zeroed ones, so this follows every
+ * commit; the kdamond has not applied a scheme since the last
+ * after_sampling callback counted them, so nothing is lost.
+ */
+static void damon_tier_sync_stats(struct damon_ctx *c)
+{
+	struct damos *s;
+	int i = 0;
+
+	memset(damon_tier_last_stat, 0, sizeof(damon_tier_last_stat));
+	memset(damon_tier_pace_stat, 0, sizeof(damon_tier_pace_stat));
+	damon_for_each_scheme(s, c) {
+		if (i >= DAMON_TIER_MAX_SCHEMES)
+			break;
+		damon_tier_pace_stat[i] = s->stat;
+		damon_tier_last_stat[i++] = s->stat;
+	}
+}
+
 static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 {
 	struct damon_ctx *param_ctx;
@@ -748,8 +772,11 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 	if (err)
 		goto out;
 	err = damon_tier_build(param_ctx, param_target, topo, p);
-	if (!err)
+	if (!err) {
 		err = damon_commit_ctx(ctx, param_ctx);
+		/* Even a failed commit may have replaced some schemes. */
+		damon_tier_sync_stats(ctx);
+	}
 	if (!err) {
 		/* Nodes may have changed roles: pace them from scratch. */
 		if (memcmp(&damon_tier_running_topo, topo, sizeof(*topo)))
@@ -778,8 +805,8 @@ static bool damon_tier_topo_changed(void)
 static void damon_tier_count(unsigned long *total, unsigned long cur,
 			     unsigned long *last)
 {
-	/* A scheme replaced by a rebuild restarts from zero. */
-	unsigned long delta = cur >= *last ? cur - *last : cur;
+	/* Modular: a counter that wrapped (32-bit) still counts right. */
+	unsigned long delta = cur - *last;
 
 	*last = cur;
 	if (delta)
@@ -825,8 +852,6 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 /* At most 2^this passes between leads that move nothing. */
 #define DAMON_TIER_MAX_BACKOFF	6
 
-/* What each scheme had tried and moved at the last pacing. */
-static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_last_pace;
 
 /*
@@ -969,10 +994,6 @@ static void damon_tier_moved(struct damon_ctx *c, int nid, unsigned long *up,
 		g = damon_tier_goal(s);
 		if (!g || g->nid != nid)
 			continue;
-		/* A scheme replaced by a commit restarts from zero. */
-		if (s->stat.sz_applied < last->sz_applied ||
-		    s->stat.sz_tried < last->sz_tried)
-			memset(last, 0, sizeof(*last));
 		if (s->action == DAMOS_MIGRATE_HOT) {
 			*up += s->stat.sz_applied - last->sz_applied;
 			*tried_up += s->stat.sz_tried - last->sz_tried;
@@ -1355,8 +1376,7 @@ module_param_cb(commit_inputs, &commit_inputs_param_ops, &commit_inputs,
 static int damon_tier_turn(bool on)
 {
 	struct damon_tier_params p;
-	struct damos *s;
-	int err, i = 0;
+	int err;
 
 	if (!on) {
 		err = damon_stop(&ctx, 1);
@@ -1380,19 +1400,8 @@ static int damon_tier_turn(bool on)
 	WRITE_ONCE(bytes_skipped_cpuset, 0);
 	WRITE_ONCE(bytes_skipped_mlock, 0);
 	damon_tier_next_topo_check = jiffies;
-	/*
-	 * Committing keeps the schemes of an earlier run with their stats:
-	 * count from what they have done so far.
-	 */
-	memset(damon_tier_last_stat, 0, sizeof(damon_tier_last_stat));
 	memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
 	damon_tier_last_pace = 0;
-	damon_for_each_scheme(s, ctx) {
-		if (i >= DAMON_TIER_MAX_SCHEMES)
-			break;
-		damon_tier_pace_stat[i] = s->stat;
-		damon_tier_last_stat[i++] = s->stat;
-	}
 	return damon_start(&ctx, 1, true);
 }
 

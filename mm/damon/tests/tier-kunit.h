@@ -529,6 +529,53 @@ static void damon_tier_test_lead_met_ask(struct kunit *test)
 }
 
 /*
+ * The schemes' byte counters wrap on 32-bit after 4 GiB: what was moved
+ * since the last look still counts, and the pacing does not mistake the
+ * wrap for a new scheme counting from zero.
+ */
+static void damon_tier_test_moved_wraps(struct kunit *test)
+{
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
+		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
+	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+	unsigned long up, tried, refused, down, total = 0, last;
+	struct damos *s, *schemes[2];
+	int i = 0;
+
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo,
+						    &damon_tier_test_params), 0);
+	damon_for_each_scheme(s, c)
+		schemes[i++] = s;
+	damon_tier_sync_stats(c);
+	/* Demotion moved 5 pages; promotion's counters wrapped. */
+	schemes[0]->stat.sz_applied = 5 * PAGE_SIZE;
+	damon_tier_pace_stat[1].sz_applied = ULONG_MAX - PAGE_SIZE + 1;
+	damon_tier_pace_stat[1].sz_tried = ULONG_MAX - 2 * PAGE_SIZE + 1;
+	schemes[1]->stat.sz_applied = PAGE_SIZE;
+	schemes[1]->stat.sz_tried = 3 * PAGE_SIZE;
+	damon_tier_moved(c, 0, &up, &tried, &refused, &down);
+	KUNIT_EXPECT_EQ(test, up, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, tried, 5 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, refused, 0UL);
+	KUNIT_EXPECT_EQ(test, down, 5 * PAGE_SIZE);
+	/* The next look counts from there. */
+	damon_tier_moved(c, 0, &up, &tried, &refused, &down);
+	KUNIT_EXPECT_EQ(test, up + tried + down, 0UL);
+
+	last = ULONG_MAX - PAGE_SIZE + 1;
+	damon_tier_count(&total, 2 * PAGE_SIZE, &last);
+	KUNIT_EXPECT_EQ(test, total, 3 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, last, 2 * PAGE_SIZE);
+
+	memset(damon_tier_pace_stat, 0, sizeof(damon_tier_pace_stat));
+	memset(damon_tier_last_stat, 0, sizeof(damon_tier_last_stat));
+	damon_destroy_ctx(c);
+}
+
+/*
  * The regions the module's kdamond gets are whole pages, also in a kernel
  * built with DAMON's core KUnit suite, which shrinks the core's minimum
  * region size only while it runs: byte-sized regions made demotion stall
@@ -564,6 +611,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_lead_ready),
 	KUNIT_CASE(damon_tier_test_lead_backs_off),
 	KUNIT_CASE(damon_tier_test_lead_met_ask),
+	KUNIT_CASE(damon_tier_test_moved_wraps),
 	KUNIT_CASE(damon_tier_test_page_regions),
 	{},
 };
