@@ -11,16 +11,19 @@
  * to the nearest top-tier node (or the node a source named), no faster
  * than "promote_rate_limit_MBps", and only while that node has free
  * memory above its high watermark.  When it has none, kswapd is woken on
- * it: with /sys/kernel/mm/numa/demotion_enabled set, reclaim demotes the
- * coldest memory there and makes room.
+ * it, and while kpromoted runs kswapd balances nodes up to the promo
+ * watermark, as in NUMA balancing's memory tiering mode: with
+ * /sys/kernel/mm/numa/demotion_enabled set, reclaim demotes the coldest
+ * memory there and makes room.
  *
  * The records live in a set-associative table of fixed size, allocated
  * when the first source starts: a power of two of 16-byte records (12 on
  * 32-bit), one per four to eight pages of the lower-tier memory present
  * then (at most 1 MiB per GiB), at least 16384 and at most 4194304
- * records (256 KiB to 64 MiB).  A report that finds its set
- * full replaces the record with the oldest window.  Candidates wait in a
- * bounded queue; a record leaves the table when it becomes one.
+ * records (256 KiB to 64 MiB).  A report that finds its set full of
+ * records still inside their window is not recorded, so a hot set larger
+ * than the table is taken in turns instead of thrashing it.  Candidates
+ * wait in a bounded queue; a record leaves the table when it becomes one.
  *
  * A candidate moves only where its users' memory policies and cpusets
  * allow (folio_placement_check(), shared with DAMOS migrations); one they
@@ -110,6 +113,7 @@ struct kpromoted_cand {
 #define KPR_ADDED	BIT(1)	/* it got a new one */
 #define KPR_COLD	BIT(2)	/* a record ended below the threshold */
 #define KPR_CANDIDATE	BIT(3)	/* the folio became a candidate */
+#define KPR_FULL	BIT(4)	/* no room in its set: not recorded */
 
 /* Tunables, written whole through sysfs, read with READ_ONCE(). */
 static unsigned int kpromoted_rate_mbps = 256;
@@ -117,11 +121,13 @@ static unsigned int kpromoted_window_ms = 4000;
 static unsigned int kpromoted_threshold = 2;
 
 /*
- * kpromoted_mutex serialises kpromoted_get()/kpromoted_put().  Reporters
- * read kpromoted_tbl under RCU and queue into kpromoted_fifo inside the
- * same read-side section, so once kpromoted_put() cleared the pointer and
- * waited for a grace period nothing touches either; the kpromoted thread
- * is the fifo's only reader, writers take kpromoted_fifo_lock.
+ * kpromoted_mutex serialises kpromoted_get()/kpromoted_put(), the only
+ * writers of kpromoted_users (kpromoted_active() reads it without the
+ * lock).  Reporters read kpromoted_tbl under RCU and queue into
+ * kpromoted_fifo inside the same read-side section, so once
+ * kpromoted_put() cleared the pointer and waited for a grace period
+ * nothing touches either; the kpromoted thread is the fifo's only reader,
+ * writers take kpromoted_fifo_lock.
  */
 static DEFINE_MUTEX(kpromoted_mutex);
 static unsigned int kpromoted_users;
@@ -167,10 +173,25 @@ static void kpromoted_table_free(struct kpromoted_table *t)
 	kfree(t);
 }
 
+/* Whether record @r may give its slot to another folio at @now. */
+static bool kpromoted_rec_expired(const struct kpromoted_rec *r, u32 now,
+				  u32 window)
+{
+	if (!r->key)
+		return true;
+	if (r->count == KPROMOTED_REFUSED)
+		return now - r->start > KPROMOTED_REFUSE_WINDOWS * window;
+	return now - r->start > window;
+}
+
 /*
  * Record an access to @pfn at @now.  A record whose window (@window
  * jiffies) has passed starts a new one; a folio reported @threshold times
- * within one window leaves the table and is returned in @cand.
+ * within one window leaves the table and is returned in @cand.  A new
+ * folio takes a free slot of its set, else the expired record with the
+ * oldest window; with neither it is not recorded.  Never evicting a live
+ * record keeps a hot set larger than the table from thrashing it: the
+ * folios recorded first become candidates and make room for the rest.
  */
 static unsigned int kpromoted_table_record(struct kpromoted_table *t,
 					   unsigned long pfn, int nid, u32 now,
@@ -192,7 +213,9 @@ static unsigned int kpromoted_table_record(struct kpromoted_table *t,
 			r = s;
 			break;
 		}
-		/* A free slot, else the record with the oldest window. */
+		/* A free slot, else the expired record with the oldest window. */
+		if (!kpromoted_rec_expired(s, now, window))
+			continue;
 		if (!victim || (victim->key &&
 				(!s->key || time_before32(s->start, victim->start))))
 			victim = s;
@@ -201,6 +224,10 @@ static unsigned int kpromoted_table_record(struct kpromoted_table *t,
 	    now - r->start <= KPROMOTED_REFUSE_WINDOWS * window) {
 		spin_unlock(lock);
 		return KPR_EXISTS;
+	}
+	if (!r && !victim) {
+		spin_unlock(lock);
+		return KPR_FULL;
 	}
 	if (r) {
 		ret = KPR_EXISTS;
@@ -302,6 +329,8 @@ void kpromoted_record_access(unsigned long pfn, int nid,
 	ret = kpromoted_table_record(t, pfn, nid, jiffies,
 				     msecs_to_jiffies(READ_ONCE(kpromoted_window_ms)),
 				     READ_ONCE(kpromoted_threshold), &cand);
+	if (ret & KPR_FULL)
+		goto out;
 	count_vm_event(ret & KPR_EXISTS ? KPROMOTED_RECORD_EXISTS :
 		       KPROMOTED_RECORD_ADDED);
 	if (ret & KPR_COLD)
@@ -360,8 +389,10 @@ static int kpromoted_target(int src, int hint)
 }
 
 /*
- * Whether @nid has @nr pages free above a zone's high watermark; if not,
- * kswapd is woken there to make room (it demotes when demotion is on).
+ * Whether @nid has @nr pages free above a zone's high watermark.  kswapd
+ * is woken there (it demotes when demotion is on) when there are not, and
+ * already when the room left is below the promo watermark, so that it
+ * makes more while this room is used.
  */
 static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 {
@@ -377,8 +408,13 @@ static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 		if (!top)
 			top = zone;
 		if (zone_watermark_ok(zone, 0, high_wmark_pages(zone) + nr,
-				      ZONE_MOVABLE, 0))
+				      ZONE_MOVABLE, 0)) {
+			if (!zone_watermark_ok(zone, 0,
+					       promo_wmark_pages(zone) + nr,
+					       ZONE_MOVABLE, 0))
+				wakeup_kswapd(zone, 0, order, ZONE_MOVABLE);
 			return true;
+		}
 	}
 	if (top)
 		wakeup_kswapd(top, 0, order, ZONE_MOVABLE);
@@ -674,7 +710,7 @@ int kpromoted_get(void)
 	if (!kpromoted_users)
 		err = kpromoted_start();
 	if (!err)
-		kpromoted_users++;
+		WRITE_ONCE(kpromoted_users, kpromoted_users + 1);
 	mutex_unlock(&kpromoted_mutex);
 	return err;
 }
@@ -690,9 +726,23 @@ int kpromoted_get(void)
 void kpromoted_put(void)
 {
 	mutex_lock(&kpromoted_mutex);
-	if (!WARN_ON_ONCE(!kpromoted_users) && !--kpromoted_users)
-		kpromoted_stop();
+	if (!WARN_ON_ONCE(!kpromoted_users)) {
+		WRITE_ONCE(kpromoted_users, kpromoted_users - 1);
+		if (!kpromoted_users)
+			kpromoted_stop();
+	}
 	mutex_unlock(&kpromoted_mutex);
+}
+
+/**
+ * kpromoted_active() - whether a source has kpromoted running
+ *
+ * Context: any; a lockless read, for kswapd's watermark choice.
+ * Return: true between a first kpromoted_get() and the last kpromoted_put().
+ */
+bool kpromoted_active(void)
+{
+	return READ_ONCE(kpromoted_users);
 }
 
 /**

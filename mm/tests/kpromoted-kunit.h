@@ -102,28 +102,37 @@ static void kpromoted_test_nid(struct kunit *test)
 static void kpromoted_test_full_set(struct kunit *test)
 {
 	struct kpromoted_table *t = kpt_table(test);
-	unsigned long pfns[KPROMOTED_WAYS + 1], pfn;
+	unsigned long pfns[KPROMOTED_WAYS + 2], pfn;
 	struct kpromoted_cand c = { };
 	unsigned long set = hash_long(1, t->bits);
 	int n = 0, i;
 
-	/* KPROMOTED_WAYS + 1 PFNs of one set. */
+	/* KPROMOTED_WAYS + 2 PFNs of one set. */
 	for (pfn = 1; n < ARRAY_SIZE(pfns); pfn++)
 		if (hash_long(pfn, t->bits) == set)
 			pfns[n++] = pfn;
 	for (i = 0; i < KPROMOTED_WAYS; i++)
 		KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[i], i, 2, &c),
 				KPR_ADDED);
-	/* The set is full: the oldest window (pfns[0]) goes, seen once. */
+	/* Full of records inside their window: not recorded, none evicted. */
 	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[KPROMOTED_WAYS], 20, 2, &c),
-			KPR_ADDED | KPR_COLD);
+			KPR_FULL);
 	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[1], 21, 2, &c),
 			KPR_EXISTS | KPR_CANDIDATE);
 	KUNIT_EXPECT_EQ(test, c.pfn, pfns[1]);
-	/* pfns[1] left a free slot, which pfns[0] takes without evicting. */
-	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[0], 22, 2, &c), KPR_ADDED);
-	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[2], 23, 2, &c),
+	/* pfns[1] left a free slot, which the next new folio takes. */
+	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[KPROMOTED_WAYS], 22, 2, &c),
+			KPR_ADDED);
+	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[KPROMOTED_WAYS + 1], 23, 2,
+					 &c), KPR_FULL);
+	/* pfns[0]'s window has passed: it goes, seen once; pfns[2]'s has not. */
+	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[KPROMOTED_WAYS + 1],
+					 KPT_WINDOW + 1, 2, &c),
+			KPR_ADDED | KPR_COLD);
+	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[2], KPT_WINDOW + 2, 2, &c),
 			KPR_EXISTS | KPR_CANDIDATE);
+	KUNIT_EXPECT_EQ(test, kpt_record(t, pfns[0], KPT_WINDOW + 3, 2, &c),
+			KPR_ADDED);
 	kpromoted_table_free(t);
 }
 
