@@ -7,6 +7,8 @@
 #ifndef _LINUX_KPROMOTED_H
 #define _LINUX_KPROMOTED_H
 
+#include <linux/sched/sysctl.h>
+
 /**
  * enum kpromoted_src - where a reported access was seen
  * @KPROMOTED_SRC_PGTSCAN:	a page-table walk found the accessed bit set
@@ -23,11 +25,34 @@ void kpromoted_record_access(unsigned long pfn, int nid,
 int kpromoted_get(void);
 void kpromoted_put(void);
 void kpromoted_kick(void);
+bool kpromoted_active(void);
 #else
 static inline void kpromoted_record_access(unsigned long pfn, int nid,
 					   enum kpromoted_src src)
 {
 }
+
+static inline bool kpromoted_active(void)
+{
+	return false;
+}
 #endif
+
+/**
+ * kswapd_keeps_promo_room() - whether kswapd balances to the promo watermark
+ *
+ * NUMA balancing in memory tiering mode and kpromoted promote only into
+ * free memory above a node's high watermark and wake kswapd when there is
+ * none.  While either runs, kswapd balances nodes up to the promo
+ * watermark, so that a woken kswapd makes that room instead of finding the
+ * node balanced.
+ *
+ * Return: true while promotions need kswapd to make room.
+ */
+static inline bool kswapd_keeps_promo_room(void)
+{
+	return (sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING) ||
+	       kpromoted_active();
+}
 
 #endif /* _LINUX_KPROMOTED_H */
