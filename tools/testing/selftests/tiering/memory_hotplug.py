@@ -7,12 +7,13 @@ tier) and node2, a CPU-less node with no boot memory whose HMAT entry puts
 it in the slowest tier.  The host's QEMU is driven through the QMP requests
 vm.py serves from /run/out/qmp.
 
-  0. damon_tier runs with 2 schemes for the two tiers there are; the
-     bandwidth-derived weights are 21:10 per node (weighted_interleave/auto)
-     and, once interleave_auto is set, per tier; a 512 MiB pc-dimm is
-     plugged into node2 and onlined movable: a third tier appears, both
-     sets of weights become 6:3:1 with node2's HMAT bandwidth, and
-     damon_tier rebuilds with 4 schemes;
+  0. damon_tier runs with 2 schemes for the two tiers there are, and
+     vm.numa_tier_interleave is set to "6 3"; a 512 MiB pc-dimm is
+     plugged into node2 and onlined movable: a third tier appears with
+     weight 3 (the sysctl's LOW; an interleave over 0-2 splits 6:3:3),
+     the per-node weights (weighted_interleave/auto) become 6:3:1 with
+     node2's HMAT bandwidth, so do the tier weights once interleave_auto
+     is set, and damon_tier rebuilds with 4 schemes;
   1. with tier weights 3 (node0), 1 (node1) and 2 (node2), written by hand
      (interleave_auto then reads 0), an interleaved buffer over nodes 0-2
      is split 3:1:2 (move_pages(2)), tierctl shows three tiers;
@@ -26,7 +27,10 @@ vm.py serves from /run/out/qmp.
      interleave over 0-2 is split 3:1:2 again, and a hot buffer placed on
      the new memory (with damon_tier off for the placement) is promoted
      out of it once damon_tier is on again;
-  4. a DIMM is added to node1: node1 grows by its size, the tiers stay.
+  4. a DIMM is added to node1: node1 grows by its size, the tiers stay;
+  5. with interleave_auto set, node2 is removed (the tier weights become
+     21:10 for the two tiers left; the per-node ones stay, as in mainline)
+     and plugged again (both 6:3:1).
 
 The data of every buffer is checked at the end; make check looks for
 kernel warnings in the serial log of the debug kernel.
@@ -44,6 +48,7 @@ TIERS = "/sys/devices/virtual/memory_tiering"
 NODES = "/sys/devices/system/node"
 MEMORY = "/sys/devices/system/memory"
 DT = "/sys/module/damon_tier/parameters"
+SYSCTL = "/proc/sys/vm/numa_tier_interleave"
 QMP_DIR = "/run/out/qmp"
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIERCTL = os.path.join(HERE, "..", "..", "..", "mm", "tierctl")
@@ -262,11 +267,12 @@ def main():
     expect(write(DT + "/enabled", "Y") == 0, "damon_tier enabled")
     expect(wait_for(lambda: nr_schemes() == 2, 20),
            "damon_tier: 2 schemes for two tiers (%d)" % nr_schemes())
-    # HMAT: 10 GB/s on node0, 5 on node1 (and 2 on node2, not yet online).
-    expect(write(TIERS + "/interleave_auto", "1") == 0, "interleave_auto set")
-    got = weights_by_node([0, 1])
-    expect(got == ({0: 21, 1: 10}, {0: 21, 1: 10}),
-           "bandwidth-derived weights, per node and per tier: %s" % (got,))
+    # The sysctl written before the slowest tier exists: that tier, never
+    # given a weight, starts with the sysctl's LOW value.
+    expect(write(SYSCTL, "6 3") == 0 and read(SYSCTL).split() == ["6", "3"],
+           "vm.numa_tier_interleave = 6 3 (reads %s)" % read(SYSCTL).split())
+    expect(weights_by_node([0, 1])[1] == {0: 6, 1: 3},
+           "the sysctl set both tiers: %s" % (weights_by_node([0, 1])[1],))
 
     # --- a DIMM arrives in node2.
     expect(plug("cxl0", 2, 512), "DIMM cxl0 plugged into node2")
@@ -282,10 +288,19 @@ def main():
     low = tier_of(2)
     expect(wait_for(lambda: nr_schemes() == 4, 20),
            "damon_tier rebuilt: 4 schemes for three tiers (%d)" % nr_schemes())
-    got = weights_by_node([0, 1, 2])
+    # HMAT: 10 GB/s on node0, 5 on node1 and 2 on node2.
     want = {0: 6, 1: 3, 2: 1}
+    got = weights_by_node([0, 1, 2])
+    expect(got == (want, {0: 6, 1: 3, 2: 3}) and read(TIERS + "/interleave_auto") == "0",
+           "per node, node2's bandwidth recomputed the weights; per tier, the "
+           "new tier took the sysctl's LOW: %s" % (got,))
+    d = interleaved("interleave 0-2 after the sysctl", [0, 1, 2])
+    check_split(d, {0: 6, 1: 3, 2: 3}, "sysctl before the tier appeared")
+    d.finish()
+    expect(write(TIERS + "/interleave_auto", "1") == 0, "interleave_auto set")
+    got = weights_by_node([0, 1, 2])
     expect(got == (want, want) and read(TIERS + "/interleave_auto") == "1",
-           "node2's bandwidth recomputed both sets of weights: %s" % (got,))
+           "bandwidth-derived weights, per node and per tier: %s" % (got,))
     set_weights()
     a = interleaved("interleave 0-2 before removal", [0, 1, 2])
     check_split(a, WEIGHTS, "three tiers")
@@ -354,6 +369,25 @@ def main():
     refused = [ln for ln in log.splitlines() if "cannot apply parameters" in ln]
     expect(not refused, "damon_tier rebuilt for node1's span around node2's "
            "memory (%s)" % (refused[-1] if refused else "no refusal"))
+
+    # --- with interleave_auto set, node2 goes and comes back: both sets of
+    # weights follow each change.
+    expect(write(TIERS + "/interleave_auto", "1") == 0, "interleave_auto set again")
+    offline_node(2)
+    expect("return" in qmp("device_del", id="cxl1"), "device_del cxl1 accepted")
+    expect(wait_for(lambda: not node_blocks(2) and "cxl1" not in dimm_ids(), 60),
+           "node2's blocks and the DIMM are gone again")
+    # Per node, as in mainline: recomputed when a node reports its
+    # bandwidth (onlining), not on removal.
+    got = weights_by_node([0, 1])
+    expect(got == ({0: 6, 1: 3}, {0: 21, 1: 10}),
+           "two tiers left: tier weights recomputed, per-node ones kept: %s" % (got,))
+    expect(plug("cxl3", 2, 512), "DIMM cxl3 plugged into node2")
+    expect(wait_for(lambda: node_online(2, 512), 60), "node2 has 512 MiB online")
+    want = {0: 6, 1: 3, 2: 1}
+    got = weights_by_node([0, 1, 2])
+    expect(got == (want, want) and read(TIERS + "/interleave_auto") == "1",
+           "node2 back: weights recomputed per node and per tier: %s" % (got,))
 
     for wl in (a, b, c, hot):
         wl.finish()
