@@ -280,6 +280,70 @@ def worst_summary(figs):
     return lines
 
 
+SOURCES = ("damon_tier", "klruscand", "numa_balancing", "none")
+
+
+def race_section(results):
+    """Which hot-page source wins each cell run by more than one of them,
+    judged on its worst run: time to 90% (B's on a pattern change), the hot
+    set's share on the top node at the end, and the CPU of its threads once
+    settled; then klruscand's scan cost against mapped memory."""
+    lines = ["### Hot-page sources side by side", "",
+             "Worst run of each mechanism per cell (the slowest time to 90%, the "
+             "lowest end residency, the highest settled CPU); a winner needs the "
+             "better worst figure.  klruscand cells run with demotion_enabled=1.", "",
+             "| topology | workload | hot set | mechanism | runs | 90% after, worst "
+             "| at the end, worst | CPU settled, worst | migrated per hot byte up |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    wins = []
+    for r in results:
+        groups = {}
+        for f in r["figures"]:
+            if f["mech"] in SOURCES and not f["unreachable"] and not f["extra_cold_mb"]:
+                groups.setdefault((f["workload"], f["hot_mb"]), {}) \
+                    .setdefault(f["mech"], []).append(f)
+        for (w, mb), by in sorted(groups.items()):
+            if len(by) < 2:
+                continue
+            worst = {}
+            for m in SOURCES:
+                if m not in by:
+                    continue
+                fs = by[m]
+                ph = "B" if w == "change" else "A"
+                reach = max((f[ph] or {}).get("reach_s") or 1e9 for f in fs)
+                end = min((f[ph] or {}).get("end", 0) for f in fs)
+                cpu = max(f["cpu_pct"] if f["cpu_pct"] is not None else 1e9 for f in fs)
+                per = max(f["per_hot"] if f["per_hot"] is not None else 1e9 for f in fs)
+                worst[m] = (reach, end, cpu)
+                lines.append("| %s | %s | %d MiB | %s | %d | %s | %.1f%% | %s | %s |" % (
+                    r["topology"], w, mb, m, len(fs),
+                    "never" if reach >= 1e9 else "%.0f s" % reach, 100 * end,
+                    "-" if cpu >= 1e9 else "%.2f%%" % cpu,
+                    "-" if per >= 1e9 else "%.2f" % per))
+            movers = {m: v for m, v in worst.items() if m != "none"}
+            if len(movers) >= 2:
+                fast = min(movers, key=lambda m: movers[m][0])
+                high = max(movers, key=lambda m: movers[m][1])
+                cheap = min(movers, key=lambda m: movers[m][2])
+                wins.append("- %s, %s, %d MiB: fastest to 90%%: %s; most of the hot set "
+                            "on top at the end: %s; least CPU: %s." % (
+                                r["topology"], w, mb,
+                                fast if movers[fast][0] < 1e9 else "none reached it",
+                                high, cheap))
+    lines += [""] + wins + [""]
+    scan = [f for r in results for f in r["figures"]
+            if f["mech"] == "klruscand" and r["topology"] == "2tier-big"]
+    if scan:
+        lines += ["klruscand's scan cost against mapped memory (2tier-big, one run each): " +
+                  "; ".join("+%d MiB cold mapped: CPU settled %s, whole run %s, 90%% after %s" % (
+                      f["extra_cold_mb"], fmt(f["cpu_pct"], "%.2f%%"),
+                      fmt(f["cpu_run_pct"], "%.2f%%"),
+                      fmt((f["A"] or {}).get("reach_s"), "%.0f s", "never"))
+                      for f in sorted(scan, key=lambda f: f["extra_cold_mb"])) + ".", ""]
+    return lines
+
+
 def report(results):
     lines = ["## Capacity expansion: the workload matrix", ""]
     total = sum(r["seconds"] for r in results)
@@ -293,6 +357,7 @@ def report(results):
         r["figures"] = figs
         lines += ["### %s (%.0f min)" % (r["topology"], r["seconds"] / 60), ""]
         lines += worst_summary(figs) + [""] + HEADER + [row(f) for f in figs] + [""]
+    lines += race_section(results)
     lines += ["Columns: 90% after: seconds from enabling (A) and from the pattern change "
               "(B) until 90% of the hot set is on the top node; held: it stayed at or "
               "above 90% at every sample after; top node used: MemTotal - MemFree of "

@@ -57,9 +57,12 @@ MECHS = {
     "klruscand": {"klruscand": True, "demotion_enabled": "1"},
 }
 KL = "/sys/kernel/mm/klruscand"
-KPROMOTED_COUNTERS = ("kpromoted_recorded_pgtscans", "kpromoted_mig_candidate",
-                      "kpromoted_mig_promoted", "kpromoted_mig_dropped",
-                      "kpromoted_mig_cold_not_accessed", "pgdemote_kswapd")
+KPROMOTED_COUNTERS = ("kpromoted_recorded_pgtscans", "kpromoted_record_added",
+                      "kpromoted_record_exists", "kpromoted_record_toptier",
+                      "kpromoted_mig_candidate", "kpromoted_mig_promoted",
+                      "kpromoted_mig_dropped", "kpromoted_mig_cold_not_accessed",
+                      "kpromoted_mig_cold_old", "kpromoted_mig_non_lru",
+                      "kpromoted_mig_right_node", "pgdemote_kswapd")
 
 
 def put(path, val):
