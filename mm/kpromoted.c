@@ -11,10 +11,11 @@
  * to the nearest top-tier node (or the node a source named), no faster
  * than "promote_rate_limit_MBps", and only while that node has free
  * memory above its high watermark.  When it has none, kswapd is woken on
- * it, and while kpromoted runs kswapd balances nodes up to the promo
- * watermark, as in NUMA balancing's memory tiering mode: with
- * /sys/kernel/mm/numa/demotion_enabled set, reclaim demotes the coldest
- * memory there and makes room.
+ * it.  With /sys/kernel/mm/numa/demotion_enabled set, kswapd balances
+ * nodes up to the promo watermark while kpromoted runs, as in NUMA
+ * balancing's memory tiering mode, and is woken after each batch while
+ * free memory is below it: reclaim demotes the coldest memory there and
+ * makes room beside the promotions.
  *
  * The records live in a set-associative table of fixed size, allocated
  * when the first source starts: a power of two of 16-byte records (12 on
@@ -28,7 +29,8 @@
  * A candidate moves only where its users' memory policies and cpusets
  * allow (folio_placement_check(), shared with DAMOS migrations); one they
  * keep below is ignored for KPROMOTED_REFUSE_WINDOWS windows, so that it
- * does not crowd out the others.  Candidates migrate in batches, one TLB
+ * does not crowd out the others (its record can give way when a new
+ * folio needs the slot).  Candidates migrate in batches, one TLB
  * flush per batch.
  */
 
@@ -173,15 +175,28 @@ static void kpromoted_table_free(struct kpromoted_table *t)
 	kfree(t);
 }
 
-/* Whether record @r may give its slot to another folio at @now. */
+/*
+ * The age of a window that began at @start.  @now is read before the set's
+ * lock is taken, so a window another CPU began meanwhile may start a tick
+ * or so after it: that reads as age 0, not as a wrapped, huge age.
+ */
+static u32 kpromoted_age(u32 now, u32 start)
+{
+	u32 age = now - start;
+
+	return age > U32_MAX - HZ ? 0 : age;
+}
+
+/*
+ * Whether record @r may give its slot to another folio at @now: a free
+ * slot, a window that has passed, or a refused folio (it is only reported
+ * again, and refused again, if it loses its slot).
+ */
 static bool kpromoted_rec_expired(const struct kpromoted_rec *r, u32 now,
 				  u32 window)
 {
-	if (!r->key)
-		return true;
-	if (r->count == KPROMOTED_REFUSED)
-		return now - r->start > KPROMOTED_REFUSE_WINDOWS * window;
-	return now - r->start > window;
+	return !r->key || r->count == KPROMOTED_REFUSED ||
+	       kpromoted_age(now, r->start) > window;
 }
 
 /*
@@ -221,7 +236,7 @@ static unsigned int kpromoted_table_record(struct kpromoted_table *t,
 			victim = s;
 	}
 	if (r && r->count == KPROMOTED_REFUSED &&
-	    now - r->start <= KPROMOTED_REFUSE_WINDOWS * window) {
+	    kpromoted_age(now, r->start) <= KPROMOTED_REFUSE_WINDOWS * window) {
 		spin_unlock(lock);
 		return KPR_EXISTS;
 	}
@@ -234,7 +249,7 @@ static unsigned int kpromoted_table_record(struct kpromoted_table *t,
 		if (r->count == KPROMOTED_REFUSED) {
 			r->start = now;
 			r->count = 0;
-		} else if (now - r->start > window) {
+		} else if (kpromoted_age(now, r->start) > window) {
 			if (r->count < threshold)
 				ret |= KPR_COLD;
 			r->start = now;
@@ -389,10 +404,8 @@ static int kpromoted_target(int src, int hint)
 }
 
 /*
- * Whether @nid has @nr pages free above a zone's high watermark.  kswapd
- * is woken there (it demotes when demotion is on) when there are not, and
- * already when the room left is below the promo watermark, so that it
- * makes more while this room is used.
+ * Whether @nid has @nr pages free above a zone's high watermark; if not,
+ * kswapd is woken there to make room (it demotes when demotion is on).
  */
 static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 {
@@ -408,13 +421,8 @@ static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 		if (!top)
 			top = zone;
 		if (zone_watermark_ok(zone, 0, high_wmark_pages(zone) + nr,
-				      ZONE_MOVABLE, 0)) {
-			if (!zone_watermark_ok(zone, 0,
-					       promo_wmark_pages(zone) + nr,
-					       ZONE_MOVABLE, 0))
-				wakeup_kswapd(zone, 0, order, ZONE_MOVABLE);
+				      ZONE_MOVABLE, 0))
 			return true;
-		}
 	}
 	if (top)
 		wakeup_kswapd(top, 0, order, ZONE_MOVABLE);
@@ -459,6 +467,27 @@ struct kpromoted_batch {
 	struct mem_cgroup *memcg[KPROMOTED_BATCH];
 };
 
+/*
+ * After a batch, have kswapd make more room on @nid while the next one
+ * uses what is left, once free memory is below the promo watermark.
+ */
+static void kpromoted_refill_room(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int z;
+
+	for (z = pgdat->nr_zones - 1; z >= 0; z--) {
+		struct zone *zone = pgdat->node_zones + z;
+
+		if (!managed_zone(zone))
+			continue;
+		if (!zone_watermark_ok(zone, 0, promo_wmark_pages(zone),
+				       ZONE_MOVABLE, 0))
+			wakeup_kswapd(zone, 0, 0, ZONE_MOVABLE);
+		return;
+	}
+}
+
 static void kpromoted_flush(struct kpromoted_batch *b)
 {
 	unsigned int nr_succeeded = 0, i;
@@ -487,6 +516,7 @@ static void kpromoted_flush(struct kpromoted_batch *b)
 		}
 		mem_cgroup_put(b->memcg[i]);
 	}
+	kpromoted_refill_room(b->nid);
 	b->nr = 0;
 	b->nr_pages = 0;
 }

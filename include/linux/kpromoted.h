@@ -7,6 +7,7 @@
 #ifndef _LINUX_KPROMOTED_H
 #define _LINUX_KPROMOTED_H
 
+#include <linux/memory-tiers.h>
 #include <linux/sched/sysctl.h>
 
 /**
@@ -45,14 +46,15 @@ static inline bool kpromoted_active(void)
  * free memory above a node's high watermark and wake kswapd when there is
  * none.  While either runs, kswapd balances nodes up to the promo
  * watermark, so that a woken kswapd makes that room instead of finding the
- * node balanced.
+ * node balanced; for kpromoted only while demotion is enabled, so that it
+ * never makes kswapd swap or drop page cache to make room.
  *
  * Return: true while promotions need kswapd to make room.
  */
 static inline bool kswapd_keeps_promo_room(void)
 {
 	return (sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING) ||
-	       kpromoted_active();
+	       (kpromoted_active() && numa_demotion_enabled);
 }
 
 #endif /* _LINUX_KPROMOTED_H */

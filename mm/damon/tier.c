@@ -729,29 +729,30 @@ static unsigned long damon_tier_nr_schemes(struct damon_ctx *c)
 /* Pacing state of each upper node; only the kdamond uses it. */
 static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
 
-/* Build a fresh context from parameters @p and commit it. */
 /*
- * Take the schemes' stats as the point the counters and the pacing count
- * from.  A commit keeps each scheme that stays at its position with its
- * stats and creates the others with zeroed ones, so this follows every
- * commit; the kdamond has not applied a scheme since the last
- * after_sampling callback counted them, so nothing is lost.
+ * Take the stats of the schemes from position @from on as the point the
+ * counters and the pacing count from.  A commit keeps the schemes at the
+ * positions both the old and the new list have, stats included, and
+ * creates the others with zeroed stats: only those need a new baseline,
+ * and the kept ones go on counting from theirs.
  */
-static void damon_tier_sync_stats(struct damon_ctx *c)
+static void damon_tier_sync_stats(struct damon_ctx *c, int from)
 {
 	struct damos *s;
 	int i = 0;
 
-	memset(damon_tier_last_stat, 0, sizeof(damon_tier_last_stat));
-	memset(damon_tier_pace_stat, 0, sizeof(damon_tier_pace_stat));
 	damon_for_each_scheme(s, c) {
 		if (i >= DAMON_TIER_MAX_SCHEMES)
 			break;
-		damon_tier_pace_stat[i] = s->stat;
-		damon_tier_last_stat[i++] = s->stat;
+		if (i >= from) {
+			damon_tier_pace_stat[i] = s->stat;
+			damon_tier_last_stat[i] = s->stat;
+		}
+		i++;
 	}
 }
 
+/* Build a fresh context from parameters @p and commit it. */
 static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 {
 	struct damon_ctx *param_ctx;
@@ -773,9 +774,11 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 		goto out;
 	err = damon_tier_build(param_ctx, param_target, topo, p);
 	if (!err) {
+		int kept = damon_tier_nr_schemes(ctx);
+
 		err = damon_commit_ctx(ctx, param_ctx);
-		/* Even a failed commit may have replaced some schemes. */
-		damon_tier_sync_stats(ctx);
+		/* Even a failed commit may have added some schemes. */
+		damon_tier_sync_stats(ctx, kept);
 	}
 	if (!err) {
 		/* Nodes may have changed roles: pace them from scratch. */
@@ -1400,6 +1403,11 @@ static int damon_tier_turn(bool on)
 	WRITE_ONCE(bytes_skipped_cpuset, 0);
 	WRITE_ONCE(bytes_skipped_mlock, 0);
 	damon_tier_next_topo_check = jiffies;
+	/*
+	 * The schemes of an earlier run keep their stats: count from what
+	 * they have done so far.
+	 */
+	damon_tier_sync_stats(ctx, 0);
 	memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
 	damon_tier_last_pace = 0;
 	return damon_start(&ctx, 1, true);

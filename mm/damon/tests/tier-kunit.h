@@ -549,7 +549,7 @@ static void damon_tier_test_moved_wraps(struct kunit *test)
 						    &damon_tier_test_params), 0);
 	damon_for_each_scheme(s, c)
 		schemes[i++] = s;
-	damon_tier_sync_stats(c);
+	damon_tier_sync_stats(c, 0);
 	/* Demotion moved 5 pages; promotion's counters wrapped. */
 	schemes[0]->stat.sz_applied = 5 * PAGE_SIZE;
 	damon_tier_pace_stat[1].sz_applied = ULONG_MAX - PAGE_SIZE + 1;

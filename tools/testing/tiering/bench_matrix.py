@@ -291,7 +291,10 @@ def race_section(results):
     lines = ["### Hot-page sources side by side", "",
              "Worst run of each mechanism per cell (the slowest time to 90%, the "
              "lowest end residency, the highest settled CPU); a winner needs the "
-             "better worst figure.  klruscand cells run with demotion_enabled=1.", "",
+             "better worst figure.  klruscand cells run with demotion_enabled=1.  CPU is "
+             "the mechanism's own threads: kdamonds for damon_tier, klruscand and kpromoted "
+             "(not the kswapd demotion they rely on), kswapd for NUMA balancing and none.",
+             "",
              "| topology | workload | hot set | mechanism | runs | 90% after, worst "
              "| at the end, worst | CPU settled, worst | migrated per hot byte up |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -311,7 +314,8 @@ def race_section(results):
                     continue
                 fs = by[m]
                 ph = "B" if w == "change" else "A"
-                reach = max((f[ph] or {}).get("reach_s") or 1e9 for f in fs)
+                reach = max(1e9 if (f[ph] or {}).get("reach_s") is None
+                            else f[ph]["reach_s"] for f in fs)
                 end = min((f[ph] or {}).get("end", 0) for f in fs)
                 cpu = max(f["cpu_pct"] if f["cpu_pct"] is not None else 1e9 for f in fs)
                 per = max(f["per_hot"] if f["per_hot"] is not None else 1e9 for f in fs)
@@ -322,15 +326,18 @@ def race_section(results):
                     "-" if cpu >= 1e9 else "%.2f%%" % cpu,
                     "-" if per >= 1e9 else "%.2f" % per))
             movers = {m: v for m, v in worst.items() if m != "none"}
+
+            def best(k, sign, fmt_):
+                v = min(sign * x[k] for x in movers.values())
+                who = [m for m in movers if sign * movers[m][k] == v]
+                return "%s (%s)" % (" = ".join(who), fmt_(sign * v))
             if len(movers) >= 2:
-                fast = min(movers, key=lambda m: movers[m][0])
-                high = max(movers, key=lambda m: movers[m][1])
-                cheap = min(movers, key=lambda m: movers[m][2])
                 wins.append("- %s, %s, %d MiB: fastest to 90%%: %s; most of the hot set "
                             "on top at the end: %s; least CPU: %s." % (
                                 r["topology"], w, mb,
-                                fast if movers[fast][0] < 1e9 else "none reached it",
-                                high, cheap))
+                                best(0, 1, lambda v: "never" if v >= 1e9 else "%.0f s" % v),
+                                best(1, -1, lambda v: "%.1f%%" % (100 * v)),
+                                best(2, 1, lambda v: "-" if v >= 1e9 else "%.2f%%" % v)))
     lines += [""] + wins + [""]
     scan = [f for r in results for f in r["figures"]
             if f["mech"] == "klruscand" and r["topology"] == "2tier-big"]
