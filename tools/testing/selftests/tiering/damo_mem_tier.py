@@ -166,7 +166,7 @@ def main():
         expect("not available" not in r.stdout + r.stderr,
                "damo finds every DAMON feature the recipe asks for")
         t0 = time.time()
-        reached, lowest, free_bp, residency = None, 10000, None, 0.0
+        reached, lowest, residency = None, 10000, 0.0
         for line in hot.stdout:
             m = re.match(r"t=\S+ (.*) total=(\d+)", line)
             if not m:
@@ -177,7 +177,6 @@ def main():
             el = time.time() - t0
             t, f = node_mem(0)
             used_bp = (t - f) * 10000 // t
-            free_bp = f * 10000 // t
             lowest = min(lowest, used_bp)
             print("t=%5.1fs hot on node0 %5.1f%%  node0 used %6.2f%%" % (
                 el, residency * 100, used_bp / 100))

@@ -14,7 +14,6 @@ demoted.  respect_placement rejects malformed input and keeps its value.
 """
 import errno
 import os
-import re
 import subprocess
 import sys
 
@@ -33,13 +32,7 @@ must = tiering_util.must_write
 
 
 def node_pages(pid):
-    counts = {}
-    with open("/proc/%d/numa_maps" % pid) as f:
-        for line in f:
-            if "anon=%d" % (MB * 256) in line:
-                for m in re.finditer(r"\bN(\d+)=(\d+)", line):
-                    counts[int(m.group(1))] = int(m.group(2))
-    return counts
+    return tiering_util.buffer_nodes(pid, MB)
 
 
 def run_scheme(start, end, respect):

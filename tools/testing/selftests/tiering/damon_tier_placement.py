@@ -85,16 +85,7 @@ class Buffer:
         return last
 
 
-def cold_counts(pid, mb):
-    """Per-node pages of a cold buffer, from /proc/PID/numa_maps."""
-    counts = {}
-    with open("/proc/%d/numa_maps" % pid) as f:
-        for line in f:
-            if "anon=%d" % (mb * 256) not in line:
-                continue
-            for m in re.finditer(r"\bN(\d+)=(\d+)", line):
-                counts[int(m.group(1))] = counts.get(int(m.group(1)), 0) + int(m.group(2))
-    return counts
+cold_counts = tiering_util.buffer_nodes
 
 
 def setup_cpuset(node):

@@ -22,7 +22,6 @@ set from its hint faults) and restored after.
 """
 import argparse
 import os
-import subprocess
 import sys
 import threading
 import time

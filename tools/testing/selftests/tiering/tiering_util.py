@@ -164,6 +164,16 @@ def page_nodes(pid, lo, hi):
     return list(status)
 
 
+def buffer_nodes(pid, mb):
+    """{node: pages} of the @mb MiB anonymous mapping of @pid, from
+    move_pages(2); a page being migrated right now is in no count."""
+    counts = {}
+    for nid in page_nodes(pid, *buffer_range(pid, mb)):
+        if nid >= 0:
+            counts[nid] = counts.get(nid, 0) + 1
+    return counts
+
+
 DAMON_KD = "/sys/kernel/mm/damon/admin/kdamonds"
 DAMON_S0 = DAMON_KD + "/0/contexts/0/schemes/0"
 
