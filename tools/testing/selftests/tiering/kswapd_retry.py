@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Enabling demotion lets kswapd retry a node it gave up on.
+
+With demotion off, a top node full of anonymous memory without swap has
+nothing kswapd can reclaim.  NUMA balancing's tiering mode (kernel.
+numa_balancing = 2) wakes kswapd there for room to promote a hot set from
+the lower tier, and after MAX_RECLAIM_RETRIES runs without progress kswapd
+gives up on the node (/proc/zoneinfo: node_unreclaimable 1);
+wakeup_kswapd() then leaves it alone.  NUMA balancing is then turned off
+(its scan period has backed off to a minute by now) and klruscand with
+kpromoted takes over the promotion.  The test checks that:
+  - writing 1 to /sys/kernel/mm/numa/demotion_enabled clears
+    node_unreclaimable at once;
+  - kswapd then demotes (pgdemote_kswapd grows) and a fifth more of the
+    hot set comes up;
+  - a malformed write is refused with EINVAL and changes nothing;
+  - the data of both buffers is intact.
+Without the retry, node_unreclaimable stays 1, pgdemote_kswapd 0, and the
+hot set stays where it was.
+
+  kswapd_retry.py [--seconds S]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import tiering_util
+
+WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
+DEMOTION = "/sys/kernel/mm/numa/demotion_enabled"
+KLRUSCAND = "/sys/kernel/mm/klruscand/enabled"
+KSWAPD_STATS = ("pageoutrun", "pgscan_kswapd", "pgsteal_kswapd", "pgpromote_success",
+                "kpromoted_mig_promoted")
+
+expect = tiering_util.expect
+read = tiering_util.read_file
+put = tiering_util.must_write
+
+
+def unreclaimable(nid):
+    """node_unreclaimable of node @nid in /proc/zoneinfo."""
+    on = False
+    with open("/proc/zoneinfo") as f:
+        for line in f:
+            if line.startswith("Node "):
+                on = line.split(",")[0] == "Node %d" % nid
+            elif on and line.split()[:1] == ["node_unreclaimable:"]:
+                return int(line.split()[1])
+    raise RuntimeError("no node_unreclaimable for node%d" % nid)
+
+
+def vmstat(key):
+    with open("/proc/vmstat") as f:
+        for line in f:
+            k, v = line.split()
+            if k == key:
+                return int(v)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=60)
+    a = ap.parse_args()
+
+    t = tiering_util.tiers()
+    top, low = t[0][0], t[-1][0]
+    saved = {p: read(p) for p in ("/proc/sys/kernel/numa_balancing", DEMOTION)}
+    put("/sys/kernel/mm/transparent_hugepage/enabled", "never")
+    put(DEMOTION, "0")
+    procs = []
+    try:
+        # Page cache is something kswapd can reclaim without demotion.
+        put("/proc/sys/vm/drop_caches", "1")
+        total, free = tiering_util.node_mem(top)
+        cold_mb = max(16, (free - total * 2 // 100) // 1024)
+        cold = subprocess.Popen([WORKLOAD, "cold", str(cold_mb), str(top)],
+                                stdout=subprocess.PIPE, text=True)
+        procs.append(("cold", cold))
+        expect(cold.stdout.readline().strip() == "ready",
+               "%d MiB of cold data placed on node%d" % (cold_mb, top))
+        hot = subprocess.Popen([WORKLOAD, "hot", "64", str(low), str(2 * a.seconds + 30)],
+                               stdout=subprocess.PIPE, text=True)
+        procs.append(("hot", hot))
+        expect(hot.stdout.readline().strip() == "ready", "hot set placed on node%d" % low)
+        put("/proc/sys/kernel/numa_balancing", "2")
+
+        def residency():
+            """The hot set's share on the top node at its next report."""
+            while True:
+                r = tiering_util.parse_report(hot.stdout.readline())
+                if r:
+                    return r[1].get(top, 0) / r[2]
+
+        t0 = time.time()
+        before = residency()
+        while time.time() - t0 < a.seconds and not unreclaimable(top):
+            before = residency()
+        given_up = unreclaimable(top)
+        expect(given_up == 1, "with demotion off, kswapd gave up on node%d after %.0f s" % (
+            top, time.time() - t0))
+        if not given_up:
+            return 1
+
+        err = tiering_util.write_file(DEMOTION, "maybe")
+        expect(err == 22 and read(DEMOTION) == "false" and unreclaimable(top) == 1,
+               "demotion_enabled refuses 'maybe' with EINVAL, nothing changed (errno %d)" % err)
+
+        put("/proc/sys/kernel/numa_balancing", "0")
+        demoted0 = vmstat("pgdemote_kswapd")
+        v0 = dict((k, vmstat(k)) for k in KSWAPD_STATS)
+        put(DEMOTION, "1")
+        expect(unreclaimable(top) == 0,
+               "enabling demotion clears node%d's node_unreclaimable" % top)
+        put(KLRUSCAND, "1")
+        # A fifth more of the set on top shows that room was made.
+        t0 = time.time()
+        after = before
+        while time.time() - t0 < a.seconds:
+            after = residency()
+            if after >= before + 0.2 and vmstat("pgdemote_kswapd") > demoted0:
+                break
+        demoted = vmstat("pgdemote_kswapd") - demoted0
+        print("kswapd since: %s; node_unreclaimable %d" % (", ".join(
+            "%s +%d" % (k, vmstat(k) - v0[k]) for k in KSWAPD_STATS), unreclaimable(top)))
+        print("after %.0f s: pgdemote_kswapd +%d, hot set %.1f%% on node%d (%.1f%% before)" % (
+            time.time() - t0, demoted, after * 100, top, before * 100))
+        expect(demoted > 0, "kswapd demotes from node%d (%d pages)" % (top, demoted))
+        expect(after >= before + 0.2, "the hot set comes up (%.1f%% -> %.1f%% on node%d)" % (
+            before * 100, after * 100, top))
+    finally:
+        put(KLRUSCAND, "0")
+        put("/proc/sys/kernel/numa_balancing", saved["/proc/sys/kernel/numa_balancing"])
+        put(DEMOTION, "1" if saved[DEMOTION] == "true" else "0")
+        for what, p in procs:
+            p.terminate()
+            out, _ = p.communicate(timeout=120)
+            last = out.strip().splitlines()[-1] if out.strip() else ""
+            expect(p.returncode == 0 and last.startswith("intact"),
+                   "%s data %s" % (what, last))
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
