@@ -174,6 +174,20 @@ def buffer_nodes(pid, mb):
     return counts
 
 
+def node_unreclaimable(nid):
+    """/proc/zoneinfo's node_unreclaimable of node @nid: 1 once kswapd has
+    given up on it (MAX_RECLAIM_RETRIES runs without progress), when
+    wakeup_kswapd() leaves it alone."""
+    on = False
+    with open("/proc/zoneinfo") as f:
+        for line in f:
+            if line.startswith("Node "):
+                on = line.split(",")[0] == "Node %d" % nid
+            elif on and line.split()[:1] == ["node_unreclaimable:"]:
+                return int(line.split()[1])
+    raise RuntimeError("no node_unreclaimable for node%d" % nid)
+
+
 DAMON_KD = "/sys/kernel/mm/damon/admin/kdamonds"
 DAMON_S0 = DAMON_KD + "/0/contexts/0/schemes/0"
 

@@ -85,19 +85,6 @@ def node_pcp_kb(nid):
     return pages * os.sysconf("SC_PAGE_SIZE") // 1024
 
 
-def node_unreclaimable(nid):
-    """1 while kswapd has given up on the node (MAX_RECLAIM_RETRIES runs
-    without progress): wakeup_kswapd() then leaves it alone."""
-    on = False
-    with open("/proc/zoneinfo") as f:
-        for line in f:
-            if line.startswith("Node "):
-                on = line.split(",")[0] == "Node %d" % nid
-            elif on and line.split()[:1] == ["node_unreclaimable:"]:
-                return int(line.split()[1])
-    return 0
-
-
 def zone_floor_bp(nid):
     """The node's high watermarks (boost included) in bp of its memory."""
     high, on = 0, False
@@ -228,7 +215,7 @@ def run_cell(cell, workload):
              "residency": counts.get(top, 0) / hot_pages,
              "used_bp": (total - f - pcp) * 10000 // total,
              "floor_bp": zone_floor_bp(top),
-             "unreclaimable": node_unreclaimable(top),
+             "unreclaimable": tiering_util.node_unreclaimable(top),
              "cpu_s": (thread_ticks(pids) - c0) / clk,
              "migrated": v.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
              "nb_migrated": v.get("numa_pages_migrated", 0) -
