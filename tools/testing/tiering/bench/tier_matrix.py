@@ -98,13 +98,7 @@ def zone_floor_bp(nid):
     return high * os.sysconf("SC_PAGE_SIZE") // 1024 * 10000 // total
 
 
-def vmstat():
-    out = {}
-    with open("/proc/vmstat") as f:
-        for line in f:
-            k, v = line.split()
-            out[k] = int(v)
-    return out
+vmstat = tiering_util.vmstat
 
 
 def thread_ticks(pids):
