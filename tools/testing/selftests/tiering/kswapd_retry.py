@@ -36,14 +36,12 @@ WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_wor
 DEMOTION = "/sys/kernel/mm/numa/demotion_enabled"
 KLRUSCAND = "/sys/kernel/mm/klruscand/enabled"
 KSFT_SKIP = 4
-KSWAPD_STATS = ("pageoutrun", "pgscan_kswapd", "pgsteal_kswapd", "pgpromote_success",
-                "kpromoted_mig_promoted")
+KSWAPD_STATS = ("pgdemote_kswapd", "pageoutrun", "pgscan_kswapd", "pgsteal_kswapd",
+                "pgpromote_success", "kpromoted_mig_promoted")
 
 expect = tiering_util.expect
 read = tiering_util.read_file
 put = tiering_util.must_write
-
-
 unreclaimable = tiering_util.node_unreclaimable
 
 
@@ -83,7 +81,8 @@ def main():
         procs.append(("cold", cold))
         expect(cold.stdout.readline().strip() == "ready",
                "%d MiB of cold data placed on node%d" % (cold_mb, top))
-        hot = subprocess.Popen([WORKLOAD, "hot", "64", str(low), str(a.give_up_seconds + a.seconds + 30)],
+        hot = subprocess.Popen([WORKLOAD, "hot", "64", str(low),
+                                str(a.give_up_seconds + a.seconds + 30)],
                                stdout=subprocess.PIPE, text=True)
         procs.append(("hot", hot))
         expect(hot.stdout.readline().strip() == "ready", "hot set placed on node%d" % low)
@@ -118,8 +117,7 @@ def main():
         expect(unreclaimable(top) == 1, "writing 0 again leaves node%d given up" % top)
 
         put("/proc/sys/kernel/numa_balancing", "0")
-        demoted0 = vmstat("pgdemote_kswapd")
-        v0 = dict((k, vmstat(k)) for k in KSWAPD_STATS)
+        v0 = tiering_util.vmstat()
         put(DEMOTION, "1")
         expect(unreclaimable(top) == 0,
                "enabling demotion clears node%d's node_unreclaimable" % top)
@@ -130,11 +128,13 @@ def main():
         after = before
         while time.time() - t0 < a.seconds:
             after = residency()
-            if after >= before + 0.2 and vmstat("pgdemote_kswapd") > demoted0:
+            if after >= before + 0.2 and vmstat("pgdemote_kswapd") > v0["pgdemote_kswapd"]:
                 break
-        demoted = vmstat("pgdemote_kswapd") - demoted0
+        v1 = tiering_util.vmstat()
+        demoted = v1["pgdemote_kswapd"] - v0["pgdemote_kswapd"]
         print("kswapd since: %s; node_unreclaimable %d" % (", ".join(
-            "%s +%d" % (k, vmstat(k) - v0[k]) for k in KSWAPD_STATS), unreclaimable(top)))
+            "%s +%d" % (k, v1.get(k, 0) - v0.get(k, 0)) for k in KSWAPD_STATS),
+            unreclaimable(top)))
         print("after %.0f s: pgdemote_kswapd +%d, hot set %.1f%% on node%d (%.1f%% before)" % (
             time.time() - t0, demoted, after * 100, top, before * 100))
         expect(demoted > 0, "kswapd demotes from node%d (%d pages)" % (top, demoted))
