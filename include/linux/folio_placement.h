@@ -6,9 +6,9 @@
 #ifndef _LINUX_FOLIO_PLACEMENT_H
 #define _LINUX_FOLIO_PLACEMENT_H
 
+#include <linux/page-flags.h>
 #include <linux/types.h>
 
-struct folio;
 struct mempolicy;
 
 /**
@@ -26,6 +26,20 @@ enum folio_placement {
 	FOLIO_PLACEMENT_MLOCK,
 	FOLIO_PLACEMENT_BUSY,
 };
+
+/**
+ * folio_placement_pinned() - is a folio kept where it is by mlock
+ * @folio:	the folio, with a reference held
+ *
+ * A demotion never moves an mlocked or unevictable folio.  Two flag tests,
+ * so that a caller can ask before anything that costs an rmap walk.
+ *
+ * Return: true if @folio must not be demoted.
+ */
+static inline bool folio_placement_pinned(struct folio *folio)
+{
+	return folio_test_mlocked(folio) || folio_test_unevictable(folio);
+}
 
 #ifdef CONFIG_FOLIO_PLACEMENT
 bool folio_placement_mpol_allows(const struct mempolicy *pol, int nid);

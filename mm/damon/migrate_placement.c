@@ -43,4 +43,26 @@ bool damos_migrate_allowed(struct damos *s, struct folio *folio)
 	return false;
 }
 
+/**
+ * damos_migrate_pinned() - does mlock keep @folio out of scheme @s, counting
+ * @s:		a migrate_hot or migrate_cold scheme
+ * @folio:	a folio in a region @s was applied to, with a reference held
+ *
+ * A demotion that respects placement leaves mlocked folios in place
+ * whatever its filters would say of them.  This is the cheap part of
+ * damos_migrate_allowed(), asked before the filters: a migrate_cold scheme
+ * looking across mlocked memory then costs no young-filter rmap walk per
+ * folio.
+ *
+ * Return: true if @s must leave @folio where it is.
+ */
+bool damos_migrate_pinned(struct damos *s, struct folio *folio)
+{
+	if (!s->respect_placement || s->action != DAMOS_MIGRATE_COLD ||
+	    !folio_placement_pinned(folio))
+		return false;
+	s->stat.sz_skipped_mlock += folio_size(folio);
+	return true;
+}
+
 #include "tests/migrate_placement-kunit.h"

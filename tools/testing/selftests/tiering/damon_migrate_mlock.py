@@ -10,7 +10,10 @@ With respect_placement Y: checks that nothing was applied, that
 stats/sz_skipped_mlock counts the pages and that every page of the buffer
 is still on node0 (numa_maps).  With the scheme's default (N): the same
 mlocked buffer is demoted.  And with Y, memory that is not mlocked is
-demoted.  respect_placement rejects malformed input and keeps its value.
+demoted.  With Y and an anon reject filter, the mlocked buffer is counted
+in sz_skipped_mlock all the same: mlock's verdict comes before the filters
+(a demotion looking across mlocked memory costs no filter work per page).
+respect_placement rejects malformed input and keeps its value.
 """
 import errno
 import os
@@ -35,9 +38,14 @@ def node_pages(pid):
     return tiering_util.buffer_nodes(pid, MB)
 
 
-def run_scheme(start, end, respect):
+def run_scheme(start, end, respect, reject_anon):
     """Demote [start, end) physical pages to node1; the scheme's stats."""
     tiering_util.paddr_scheme(start, end, "migrate_cold", 1)
+    if reject_anon:
+        must(S0 + "/filters/nr_filters", "1")
+        must(S0 + "/filters/0/type", "anon")
+        must(S0 + "/filters/0/matching", "Y")
+        expect(read(S0 + "/filters/0/allow") == "N", "the anon filter rejects")
     expect(read(S0 + "/respect_placement") == "N", "respect_placement defaults to N")
     for bad in ("maybe", "2", "\n", "-1"):
         err = write(S0 + "/respect_placement", bad)
@@ -54,18 +62,19 @@ def main():
         if read("%s/%d/state" % (KD, i)) != "off":
             print("FAIL: DAMON sysfs in use")
             return 1
-    for mlock, respect in ((True, True), (True, False), (False, True)):
+    for mlock, respect, reject_anon in ((True, True, False), (True, False, False),
+                                        (False, True, False), (True, True, True)):
         env = dict(os.environ, TIER_WORKLOAD_MLOCK="1" if mlock else "0")
         p = subprocess.Popen([WORKLOAD, "cold", str(MB), "0"], stdout=subprocess.PIPE,
                              text=True, env=env)
         try:
             expect(p.stdout.readline().strip() == "ready", "buffer placed")
             start, end = tiering_util.longest_run(tiering_util.buffer_pfns(p.pid, MB))
-            print("%s buffer, respect_placement %s: %d contiguous pages at pfn %#x" % (
+            print("%s buffer, respect_placement %s%s: %d contiguous pages at pfn %#x" % (
                 "mlocked" if mlock else "plain", "Y" if respect else "N",
-                end - start, start))
+                ", anon reject filter" if reject_anon else "", end - start, start))
             expect(end - start >= 16, "a run of at least 16 pages to watch")
-            st = run_scheme(start, end, respect)
+            st = run_scheme(start, end, respect, reject_anon)
             print("stats:", st)
             counts = node_pages(p.pid)
             print("buffer pages per node:", counts)
