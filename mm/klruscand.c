@@ -14,6 +14,13 @@
  * charged to the memory cgroup of an mm (its owner's) are looked at, as
  * in aging: page cache another cgroup was charged for is not reported.
  *
+ * A scan that reports nothing doubles the wait before the next one, up to
+ * KLRUSCAND_MAX_IDLE_SHIFT doublings: once the hot memory is on the top
+ * tier, walking every page table at the full rate finds nothing to
+ * promote.  A scan that reports anything returns to scan_interval_ms, so
+ * that a folio first seen after a long wait is seen again within
+ * kpromoted's window.
+ *
  * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
  * the generations it would update do not exist: klruscand stays enabled
  * and skips its scans until MGLRU is enabled again; the same while MGLRU's
@@ -41,6 +48,8 @@
 
 /* mms pinned at a time while walking */
 #define KLRUSCAND_BATCH		32
+/* at most 4 * scan_interval_ms between scans that find nothing */
+#define KLRUSCAND_MAX_IDLE_SHIFT	2
 
 static unsigned int klruscand_interval_ms = 2000;
 
@@ -50,14 +59,19 @@ static struct task_struct *klruscand_thread;
 static struct lru_gen_mm_walk *klruscand_walk;
 static DECLARE_WAIT_QUEUE_HEAD(klruscand_wait);
 
-/* The folio reported last: a large folio's PTEs come one after another. */
+/*
+ * Only the klruscand thread uses these.  The folio reported last: a large
+ * folio's PTEs come one after another.  Folios reported in this scan.
+ */
 static struct folio *klruscand_last;
+static unsigned long klruscand_reported;
 
 static void klruscand_young(struct folio *folio)
 {
 	if (folio == klruscand_last)
 		return;
 	klruscand_last = folio;
+	klruscand_reported++;
 	kpromoted_record_access(folio_pfn(folio), NUMA_NO_NODE,
 				KPROMOTED_SRC_PGTSCAN);
 }
@@ -95,17 +109,20 @@ static int klruscand_next_mms(int *next, struct mm_struct **mms)
 	return n;
 }
 
-static void klruscand_scan(struct lru_gen_mm_walk *walk)
+/* Walk every mm once per lower-tier node; false if MGLRU is off. */
+static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 {
 	struct mm_struct *mms[KLRUSCAND_BATCH];
 	nodemask_t lower = NODE_MASK_NONE;
 	int nid, i, n, next = 1;
 
+	if (!lru_gen_enabled())
+		return false;
 	for_each_node_state(nid, N_MEMORY)
 		if (!node_is_toptier(nid))
 			node_set(nid, lower);
-	if (nodes_empty(lower) || !lru_gen_enabled())
-		return;
+	if (nodes_empty(lower))
+		return true;
 
 	do {
 		n = klruscand_next_mms(&next, mms);
@@ -126,20 +143,27 @@ static void klruscand_scan(struct lru_gen_mm_walk *walk)
 		}
 	} while (n == KLRUSCAND_BATCH && !kthread_should_stop() &&
 		 lru_gen_enabled());
+	return true;
 }
 
 static int klruscand_fn(void *data)
 {
 	struct lru_gen_mm_walk *walk = data;
+	unsigned int idle = 0;
 
 	set_freezable();
 	while (!kthread_should_stop()) {
 		unsigned long start = jiffies;
 		long left;
 
-		klruscand_scan(walk);
+		klruscand_reported = 0;
+		/* While MGLRU is off nothing is learned: keep the pace. */
+		if (klruscand_scan(walk))
+			idle = klruscand_reported ? 0 :
+			       min(idle + 1, KLRUSCAND_MAX_IDLE_SHIFT);
 		kpromoted_kick();
-		left = start + msecs_to_jiffies(READ_ONCE(klruscand_interval_ms)) -
+		left = start +
+		       (msecs_to_jiffies(READ_ONCE(klruscand_interval_ms)) << idle) -
 		       jiffies;
 		if (left > 0)
 			wait_event_freezable_timeout(klruscand_wait,

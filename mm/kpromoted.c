@@ -403,29 +403,35 @@ static int kpromoted_target(int src, int hint)
 	return best;
 }
 
+/* The highest zone of @nid with managed pages, where kswapd is woken. */
+static struct zone *kpromoted_top_zone(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int z;
+
+	for (z = pgdat->nr_zones - 1; z >= 0; z--)
+		if (managed_zone(pgdat->node_zones + z))
+			return pgdat->node_zones + z;
+	return NULL;
+}
+
 /*
  * Whether @nid has @nr pages free above a zone's high watermark; if not,
  * kswapd is woken there to make room (it demotes when demotion is on).
  */
 static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 {
-	pg_data_t *pgdat = NODE_DATA(nid);
-	struct zone *top = NULL;
-	int z;
+	struct zone *top = kpromoted_top_zone(nid);
+	struct zone *zone;
 
-	for (z = pgdat->nr_zones - 1; z >= 0; z--) {
-		struct zone *zone = pgdat->node_zones + z;
-
-		if (!managed_zone(zone))
-			continue;
-		if (!top)
-			top = zone;
-		if (zone_watermark_ok(zone, 0, high_wmark_pages(zone) + nr,
+	if (!top)
+		return false;
+	for (zone = top; zone >= NODE_DATA(nid)->node_zones; zone--)
+		if (managed_zone(zone) &&
+		    zone_watermark_ok(zone, 0, high_wmark_pages(zone) + nr,
 				      ZONE_MOVABLE, 0))
 			return true;
-	}
-	if (top)
-		wakeup_kswapd(top, 0, order, ZONE_MOVABLE);
+	wakeup_kswapd(top, 0, order, ZONE_MOVABLE);
 	return false;
 }
 
@@ -473,19 +479,11 @@ struct kpromoted_batch {
  */
 static void kpromoted_refill_room(int nid)
 {
-	pg_data_t *pgdat = NODE_DATA(nid);
-	int z;
+	struct zone *top = kpromoted_top_zone(nid);
 
-	for (z = pgdat->nr_zones - 1; z >= 0; z--) {
-		struct zone *zone = pgdat->node_zones + z;
-
-		if (!managed_zone(zone))
-			continue;
-		if (!zone_watermark_ok(zone, 0, promo_wmark_pages(zone),
-				       ZONE_MOVABLE, 0))
-			wakeup_kswapd(zone, 0, 0, ZONE_MOVABLE);
-		return;
-	}
+	if (top && !zone_watermark_ok(top, 0, promo_wmark_pages(top),
+				      ZONE_MOVABLE, 0))
+		wakeup_kswapd(top, 0, 0, ZONE_MOVABLE);
 }
 
 static void kpromoted_flush(struct kpromoted_batch *b)
