@@ -175,7 +175,7 @@ enum folio_placement folio_placement_check(struct folio *folio, int nid,
 	};
 	bool need_lock;
 
-	if (demote && folio_placement_pinned(folio))
+	if (demote && folio_placement_mlocked(folio))
 		return FOLIO_PLACEMENT_MLOCK;
 	/* The folio lock keeps a file folio's mapping alive for the walk. */
 	need_lock = !folio_test_anon(folio) || folio_test_ksm(folio);

@@ -19,7 +19,8 @@
  * tier, walking every page table at the full rate finds nothing to
  * promote.  A scan that reports anything returns to scan_interval_ms, so
  * that a folio first seen after a long wait is seen again within
- * kpromoted's window.
+ * kpromoted's window; so does a pass while MGLRU is disabled, so that the
+ * first scan after it comes back is not delayed.
  *
  * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
  * the generations it would update do not exist: klruscand stays enabled
@@ -109,20 +110,21 @@ static int klruscand_next_mms(int *next, struct mm_struct **mms)
 	return n;
 }
 
-/* Walk every mm once per lower-tier node; false if MGLRU is off. */
+/*
+ * Walk every mm once per lower-tier node; false if MGLRU was disabled (or
+ * there is no lower tier) and nothing could be learned.
+ */
 static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 {
 	struct mm_struct *mms[KLRUSCAND_BATCH];
 	nodemask_t lower = NODE_MASK_NONE;
 	int nid, i, n, next = 1;
 
-	if (!lru_gen_enabled())
-		return false;
 	for_each_node_state(nid, N_MEMORY)
 		if (!node_is_toptier(nid))
 			node_set(nid, lower);
-	if (nodes_empty(lower))
-		return true;
+	if (nodes_empty(lower) || !lru_gen_enabled())
+		return false;
 
 	do {
 		n = klruscand_next_mms(&next, mms);
@@ -143,7 +145,8 @@ static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 		}
 	} while (n == KLRUSCAND_BATCH && !kthread_should_stop() &&
 		 lru_gen_enabled());
-	return true;
+	/* Cut short by MGLRU going off: nothing to judge the pace by. */
+	return lru_gen_enabled();
 }
 
 static int klruscand_fn(void *data)
@@ -157,10 +160,10 @@ static int klruscand_fn(void *data)
 		long left;
 
 		klruscand_reported = 0;
-		/* While MGLRU is off nothing is learned: keep the pace. */
-		if (klruscand_scan(walk))
-			idle = klruscand_reported ? 0 :
-			       min(idle + 1, KLRUSCAND_MAX_IDLE_SHIFT);
+		if (klruscand_scan(walk) && !klruscand_reported)
+			idle = min(idle + 1, KLRUSCAND_MAX_IDLE_SHIFT);
+		else
+			idle = 0;
 		kpromoted_kick();
 		left = start +
 		       (msecs_to_jiffies(READ_ONCE(klruscand_interval_ms)) << idle) -

@@ -423,14 +423,17 @@ static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 {
 	struct zone *top = kpromoted_top_zone(nid);
 	struct zone *zone;
+	int z;
 
 	if (!top)
 		return false;
-	for (zone = top; zone >= NODE_DATA(nid)->node_zones; zone--)
+	for (z = zone_idx(top); z >= 0; z--) {
+		zone = NODE_DATA(nid)->node_zones + z;
 		if (managed_zone(zone) &&
 		    zone_watermark_ok(zone, 0, high_wmark_pages(zone) + nr,
 				      ZONE_MOVABLE, 0))
 			return true;
+	}
 	wakeup_kswapd(top, 0, order, ZONE_MOVABLE);
 	return false;
 }

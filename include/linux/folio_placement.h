@@ -28,15 +28,16 @@ enum folio_placement {
 };
 
 /**
- * folio_placement_pinned() - is a folio kept where it is by mlock
+ * folio_placement_mlocked() - is a folio mlocked or otherwise unevictable
  * @folio:	the folio, with a reference held
  *
- * A demotion never moves an mlocked or unevictable folio.  Two flag tests,
- * so that a caller can ask before anything that costs an rmap walk.
+ * A demotion never moves an mlocked or unevictable (SHM_LOCK, ramfs)
+ * folio.  Two flag tests, so that a caller can ask before anything that
+ * costs an rmap walk.
  *
  * Return: true if @folio must not be demoted.
  */
-static inline bool folio_placement_pinned(struct folio *folio)
+static inline bool folio_placement_mlocked(struct folio *folio)
 {
 	return folio_test_mlocked(folio) || folio_test_unevictable(folio);
 }

@@ -44,22 +44,23 @@ bool damos_migrate_allowed(struct damos *s, struct folio *folio)
 }
 
 /**
- * damos_migrate_pinned() - does mlock keep @folio out of scheme @s, counting
+ * damos_migrate_mlocked() - does mlock keep @folio out of scheme @s, counting
  * @s:		a migrate_hot or migrate_cold scheme
  * @folio:	a folio in a region @s was applied to, with a reference held
  *
- * A demotion that respects placement leaves mlocked folios in place
- * whatever its filters would say of them.  This is the cheap part of
- * damos_migrate_allowed(), asked before the filters: a migrate_cold scheme
- * looking across mlocked memory then costs no young-filter rmap walk per
- * folio.
+ * A demotion that respects placement leaves mlocked and unevictable folios
+ * in place whatever its filters would say of them.  This is the cheap part
+ * of damos_migrate_allowed(), asked before the filters, so that a
+ * migrate_cold scheme looking across mlocked memory costs no young-filter
+ * rmap walk per folio; the folio counts in sz_skipped_mlock before the
+ * filters are asked.
  *
  * Return: true if @s must leave @folio where it is.
  */
-bool damos_migrate_pinned(struct damos *s, struct folio *folio)
+bool damos_migrate_mlocked(struct damos *s, struct folio *folio)
 {
 	if (!s->respect_placement || s->action != DAMOS_MIGRATE_COLD ||
-	    !folio_placement_pinned(folio))
+	    !folio_placement_mlocked(folio))
 		return false;
 	s->stat.sz_skipped_mlock += folio_size(folio);
 	return true;

@@ -1191,17 +1191,11 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
 					    PAGE_SIZE, cap);
 		} else if (x->backoff && time_before(now, x->next_lead)) {
-			/*
-			 * Backing off: demotion rests, its goal met, and
-			 * looks at no more than a page.
-			 */
+			/* Backing off: demotion rests, its goal met. */
 			g->target_value = 1;
 			s->quota.sz = PAGE_SIZE;
-			s->quota.fail_charge_denom = 0;
 			x->asked = 0;
 		} else {
-			s->quota.fail_charge_denom =
-				DAMON_TIER_DEMOTE_FAIL_CHARGE_DENOM;
 			bp = damos_node_mem_bp_of(total, want, false);
 			g->target_value = max(1UL, bp);
 			/*
