@@ -61,7 +61,7 @@
 #define KPROMOTED_NR_LOCKS	64
 #define KPROMOTED_MIN_RECS	SZ_16K
 #define KPROMOTED_MAX_RECS	SZ_4M
-#define KPROMOTED_FIFO_LEN	4096
+#define KPROMOTED_FIFO_LEN	16384
 /* Folios migrated per migrate_pages() call */
 #define KPROMOTED_BATCH		32
 /* Windows for which a folio its users keep below is not a candidate */
