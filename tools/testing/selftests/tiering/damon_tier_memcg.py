@@ -4,7 +4,8 @@
 
 Two cgroups share the 2tier machine, each with a cold buffer on node0 and
 a hot set on node1; node0 is then nearly full.  damon_tier runs with
-memcg_path naming the first ("tiered") for --seconds, and move_pages(2)
+memcg_path naming the first ("tiered") for --seconds (longer, up to
+--limit, while the tiered hot set is not yet three quarters up), and move_pages(2)
 page counts must show that:
   - the tiered cgroup's hot set came up to node0 (at least three quarters
     of it),
@@ -88,6 +89,7 @@ def check_input():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=40)
+    ap.add_argument("--limit", type=int, default=120)
     a = ap.parse_args()
     if read(PARAMS + "/enabled") != "N":
         print("FAIL: damon_tier is enabled")
@@ -112,8 +114,8 @@ def main():
         fill_mb = max(16, (free - total * 2 // 100) // 1024)
         u_fill = Buffer("untiered", "cold", fill_mb, 0)
         bufs.append(u_fill)
-        t_hot = Buffer("tiered", "hot", HOT_MB, 1, a.seconds + 60)
-        u_hot = Buffer("untiered", "hot", HOT_MB, 1, a.seconds + 60)
+        t_hot = Buffer("tiered", "hot", HOT_MB, 1, a.limit + 60)
+        u_hot = Buffer("untiered", "hot", HOT_MB, 1, a.limit + 60)
         bufs += [t_hot, u_hot]
         total, free = tiering_util.node_mem(0)
         print("node0 %.2f%% used; each hot set %d MiB on node1" % (
@@ -122,21 +124,25 @@ def main():
 
         tiering_util.must_write(PARAMS + "/memcg_path", "/tiered")
         expect(write(PARAMS + "/enabled", "Y") == 0, "damon_tier enabled for /tiered")
-        for t in range(a.seconds):
+        # At least --seconds; up to --limit while the hot set is not up.
+        pages = HOT_MB << 8
+        for t in range(a.limit):
             time.sleep(1)
             if t % 5 == 4:
                 total, free = tiering_util.node_mem(0)
+                up = t_hot.nodes().get(0, 0)
                 print("t=%2ds tiered hot on node0: %s  node0 free %d KiB  promoted %s "
                       "demoted %s  backoff_ms %s" % (
-                          t + 1, t_hot.nodes().get(0, 0), free,
+                          t + 1, up, free,
                           read(PARAMS + "/bytes_promoted"),
                           read(PARAMS + "/bytes_demoted"), read(PARAMS + "/backoff_ms")))
+                if t + 1 >= a.seconds and up >= pages * 3 // 4:
+                    break
         expect(write(PARAMS + "/enabled", "N") == 0, "damon_tier disabled")
         after = {b.name + str(i): b.nodes() for i, b in enumerate(bufs)}
         for k in before:
             print("%-22s before %s after %s" % (k, before[k], after[k]))
 
-        pages = HOT_MB << 8
         up = after["tiered hot3"].get(0, 0)
         expect(up >= pages * 3 // 4, "the tiered hot set came up: %d of %d pages on node0"
                % (up, pages))
