@@ -52,8 +52,7 @@ def vmstat():
     # Fold the per-CPU deltas of node counters (pgpromote_success) first:
     # events (kpromoted_*) are summed exactly, those are not.
     write("/proc/sys/vm/stat_refresh", "1")
-    with open("/proc/vmstat") as f:
-        return dict((k, int(v)) for k, v in (line.split() for line in f))
+    return tiering_util.vmstat()
 
 
 def threads(name):

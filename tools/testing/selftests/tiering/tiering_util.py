@@ -179,6 +179,7 @@ def vmstat():
     with open("/proc/vmstat") as f:
         return dict((k, int(v)) for k, v in (line.split() for line in f))
 
+
 def node_unreclaimable(nid):
     """/proc/zoneinfo's node_unreclaimable of node @nid: 1 once kswapd has
     given up on it (MAX_RECLAIM_RETRIES runs without progress), when
