@@ -148,14 +148,22 @@ BOOT_CHECKS = ("/no-kernel-splat", "/guest-exit")
 def summary_line(results):
     """The closing line: "N passed, N failed, N skipped".
 
-    A boot's splat check counts when it fails, never as a pass.
+    A boot's splat check counts when it fails, never as a pass.  Passes
+    that needed their retry are counted apart:
+    "N passed (M of them on a retry), N failed, N skipped".
     """
     count = {"pass": 0, "fail": 0, "skip": 0}
-    for name, status, _ in results:
+    retried = 0
+    for name, status, detail in results:
         if status == "pass" and name.endswith(BOOT_CHECKS):
             continue
         count[status] += 1
-    return "%d passed, %d failed, %d skipped" % (count["pass"], count["fail"], count["skip"])
+        if status == "pass" and "passed on retry" in detail:
+            retried += 1
+    passed = "%d passed" % count["pass"]
+    if retried:
+        passed += " (%d of them on a retry)" % retried
+    return "%s, %d failed, %d skipped" % (passed, count["fail"], count["skip"])
 
 
 def read_allowed_skips(path):

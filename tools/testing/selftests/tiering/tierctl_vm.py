@@ -142,6 +142,7 @@ def check_damo_policy(args, cgroup=None):
             # callback holds it: damo does not retry, so with several
             # kdamonds "on" for a later one can fail.  Show it, retry once.
             print("# damo start failed once: %s" % p.stdout.strip()[-300:])
+            print("RETRY after damo start failed (sysfs trylock EBUSY)")
             for i in range(len(pol["kdamonds"])):
                 print("# kdamond %d state %s" % (i, read_file("%s/%d/state" % (ADMIN, i))))
             subprocess.run(["damo", "stop"], stdout=subprocess.DEVNULL,

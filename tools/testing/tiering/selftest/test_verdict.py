@@ -63,6 +63,13 @@ def test_skips_fail_unless_allowed():
     assert verdict.summary_line(out) == "1 passed, 1 failed, 1 skipped"
 
 
+def test_retried_pass_counted_apart():
+    res = [("2tier/a", "pass", "passed on retry, 12s"), ("2tier/b", "pass", "3s"),
+           ("2tier/no-kernel-splat", "pass", "")]
+    assert verdict.summary_line(res) == \
+        "2 passed (1 of them on a retry), 0 failed, 0 skipped"
+
+
 def test_allowed_skips_file_has_reasons():
     path = os.path.join(HERE, "..", "allowed-skips.txt")
     allowed = verdict.read_allowed_skips(path)
