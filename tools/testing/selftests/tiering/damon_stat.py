@@ -4,12 +4,15 @@
 
 Off at boot; "enabled" takes booleans only and the statistics are
 read-only.  Once on, it runs a kdamond on auto-tuned intervals, refuses to
-run beside another special-purpose DAMON module, reports 101 idle time
-percentiles in order, and sees the bandwidth of a hot buffer: far more
-while 64 MiB are touched continuously than once they are left alone.
+run beside another special-purpose DAMON module, monitors the biggest
+System RAM resource of /proc/iomem and nothing outside it (the regions its
+damon_aggregated trace events report), reports 101 idle time percentiles in
+order, and sees the bandwidth of a hot buffer: far more while 64 MiB are
+touched continuously than once they are left alone.
 """
 import errno
 import os
+import re
 import subprocess
 import sys
 import time
@@ -29,6 +32,48 @@ def kdamond_running():
     return any(open("/proc/%s/comm" % p).read().startswith("kdamond")
                for p in os.listdir("/proc") if p.isdigit()
                and os.path.exists("/proc/%s/comm" % p))
+
+
+TRACE = "/sys/kernel/tracing"
+AGGREGATED = re.compile(r"damon_aggregated: target_id=\d+ nr_regions=\d+ (\d+)-(\d+):")
+
+
+def biggest_system_ram():
+    """[start, end) of the biggest top-level System RAM resource."""
+    best = None
+    with open("/proc/iomem") as f:
+        for line in f:
+            if line.startswith(" "):
+                continue
+            rng, _, name = line.strip().partition(" : ")
+            if name != "System RAM":
+                continue
+            lo, hi = (int(x, 16) for x in rng.split("-"))
+            if best is None or hi + 1 - lo > best[1] - best[0]:
+                best = (lo, hi + 1)
+    return best
+
+
+def monitored_span(secs):
+    """Lowest start and highest end of the regions damon_aggregated
+    reports within @secs, or None if it reports none."""
+    ev = TRACE + "/events/damon/damon_aggregated/enable"
+    with open(TRACE + "/trace", "w"):
+        pass
+    tiering_util.must_write(ev, "1")
+    spans = []
+    end = time.time() + secs
+    try:
+        while time.time() < end and len(spans) < 50:
+            time.sleep(1)
+            with open(TRACE + "/trace") as f:
+                spans = [(int(m.group(1)), int(m.group(2)))
+                         for m in AGGREGATED.finditer(f.read())]
+    finally:
+        write(ev, "0")
+    if not spans:
+        return None
+    return min(s for s, _ in spans), max(e for _, e in spans)
 
 
 def percentiles():
@@ -70,6 +115,17 @@ def test_running():
     expect(len(pcts) == 101, "101 idle time percentiles")
     expect(pcts == sorted(pcts), "percentiles are in order")
     expect(pcts[100] > 0, "the idlest memory has been idle for a while (%d ms)" % pcts[100])
+
+    ram = biggest_system_ram()
+    span = monitored_span(20)
+    print("biggest System RAM [%#x, %#x), monitored %s" % (
+        ram[0], ram[1], "[%#x, %#x)" % span if span else "nothing"))
+    expect(span is not None, "damon_aggregated reports its regions")
+    if span:
+        expect(ram[0] <= span[0] and span[1] <= ram[1],
+               "it monitors only the biggest System RAM resource")
+        expect(span[1] - span[0] >= (ram[1] - ram[0]) * 9 // 10,
+               "and (nearly) all of it")
 
     hot = subprocess.Popen([WORKLOAD, "hot", "64", "0", "30"],
                            stdout=subprocess.PIPE, text=True)
