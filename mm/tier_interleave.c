@@ -383,6 +383,25 @@ void tier_interleave_set_node_bw(int nid, unsigned int bw)
 }
 
 /**
+ * tier_interleave_node_tier() - memory tier id of a node
+ * @nid: node id
+ *
+ * Return: the id of @nid's memory tier, -1 if it is in none or out of
+ * range.
+ */
+int tier_interleave_node_tier(int nid)
+{
+	int id;
+
+	if (nid < 0 || nid >= MAX_NUMNODES)
+		return -1;
+	mutex_lock(&tier_il_lock);
+	id = tier_il_node_tier[nid];
+	mutex_unlock(&tier_il_lock);
+	return id;
+}
+
+/**
  * tier_interleave_set_tier_weight() - set the interleave weight of a tier
  * @tier_id: memory tier id (need not have nodes now)
  * @weight: TIER_IL_WEIGHT_MIN..TIER_IL_WEIGHT_MAX
@@ -430,6 +449,15 @@ static void tier_il_top_two_locked(int *top, int *second)
 			*second = id;
 		}
 	}
+}
+
+/* Id of the highest tier, -1 if none. */
+static int tier_il_top_locked(void)
+{
+	int top, second;
+
+	tier_il_top_two_locked(&top, &second);
+	return top;
 }
 
 static ssize_t interleave_weight_show(struct device *dev,
@@ -552,14 +580,14 @@ int tier_il_parse_pair(const char *buf, unsigned int *top, unsigned int *low)
 static int tier_il_sysctl_write(const char *buf)
 {
 	unsigned int top_w, low_w;
-	int top, second, nid, id, err = 0;
+	int top, nid, id, err = 0;
 
 	err = tier_il_parse_pair(buf, &top_w, &low_w);
 	if (err)
 		return err;
 
 	mutex_lock(&tier_il_lock);
-	tier_il_top_two_locked(&top, &second);
+	top = tier_il_top_locked();
 	/* Allocate every entry first so that a failure changes nothing. */
 	for (nid = 0; nid < MAX_NUMNODES && !err; nid++) {
 		id = tier_il_node_tier[nid];

@@ -51,5 +51,6 @@ void tier_interleave_set_node_bw(int nid, unsigned int bw);
 void interleave_weights_from_bw(const unsigned int *bw, u8 *weights,
 				unsigned int n);
 int tier_interleave_set_tier_weight(int tier_id, unsigned int weight);
+int tier_interleave_node_tier(int nid);
 
 #endif /* _MM_TIER_INTERLEAVE_H */

@@ -4,12 +4,17 @@
  *
  * The sequence functions take the per-node weights as an argument, so each
  * case builds a layout of its own (nodes need not exist) and checks the
- * exact node sequence of both allocator paths.
+ * exact node sequence of both allocator paths.  The bulk allocator's case
+ * runs on the machine's nodes 0 and 1 and sets their tiers' weights.
  */
 
 #include <kunit/test.h>
+#include <linux/gfp.h>
 #include <linux/ktime.h>
+#include <linux/mempolicy.h>
 #include <linux/nodemask.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 
 #include "tier_interleave.h"
 
@@ -383,6 +388,131 @@ static void tier_il_node_changes_tier(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tier_interleave_active(), was_weighted);
 }
 
+/*
+ * Allocates @nr pages with the bulk allocator under @pol as the task's
+ * policy, from a fresh interleave state if @fresh (as set_mempolicy()
+ * leaves it) or from where the last call left it, and counts them on
+ * nodes 0 and 1.  Return: the number allocated.
+ */
+static int tier_il_bulk_split(struct mempolicy *pol, struct page **pages,
+			      int nr, bool fresh, int *on)
+{
+	struct mempolicy *old;
+	unsigned long n, i;
+
+	mpol_get(pol);
+	task_lock(current);
+	old = current->mempolicy;
+	current->mempolicy = pol;
+	if (fresh) {
+		current->il_prev = MAX_NUMNODES - 1;
+		current->il_weight = 0;
+	}
+	task_unlock(current);
+
+	memset(pages, 0, nr * sizeof(*pages));
+	n = alloc_pages_bulk_array_mempolicy(GFP_HIGHUSER_MOVABLE, nr, pages);
+
+	task_lock(current);
+	current->mempolicy = old;
+	task_unlock(current);
+	mpol_put(pol);
+
+	on[0] = 0;
+	on[1] = 0;
+	for (i = 0; i < n; i++) {
+		if (page_to_nid(pages[i]) <= 1)
+			on[page_to_nid(pages[i])]++;
+		__free_page(pages[i]);
+	}
+	return n;
+}
+
+/* Pages on nodes 0 and 1 of the next @nr steps of the process path. */
+static void tier_il_seq_split(const nodemask_t *nodes, const u8 *w,
+			      short *prev, u8 *left, int nr, int *on)
+{
+	int i;
+
+	on[0] = 0;
+	on[1] = 0;
+	for (i = 0; i < nr; i++)
+		on[tier_il_next(nodes, prev, left, w)]++;
+}
+
+#define BULK_FIRST	61
+#define BULK_NEXT	7
+
+/*
+ * The bulk allocator (vmalloc's path for order-0 pages) under
+ * MPOL_INTERLEAVE over nodes 0 and 1 of two tiers at 3:2: 61 pages from
+ * a fresh state, then 7 more from where they left off, land as the
+ * page-at-a-time process path would place the same 68 pages; at 1:1 the
+ * base round robin halves 60.  Runs on the machine's own nodes (so only
+ * where nodes 0 and 1 have memory in two tiers) and sets their tiers'
+ * weights back to what they were, as explicit weights.
+ */
+static void tier_il_bulk_alloc(struct kunit *test)
+{
+#ifdef CONFIG_TMPFS
+	char policy[] = "interleave:0-1";
+	u8 w[MAX_NUMNODES] = { [0] = 3, [1] = 2 };
+	nodemask_t nodes = NODE_MASK_NONE;
+	int t0, t1, on[2], want[2];
+	short prev = MAX_NUMNODES - 1;
+	struct mempolicy *pol;
+	struct page **pages;
+	u8 w0, w1, left = 0;
+
+	if (!node_state(0, N_MEMORY) || !node_state(1, N_MEMORY))
+		kunit_skip(test, "needs memory on nodes 0 and 1");
+	t0 = tier_interleave_node_tier(0);
+	t1 = tier_interleave_node_tier(1);
+	if (t0 < 0 || t1 < 0 || t0 == t1)
+		kunit_skip(test, "nodes 0 and 1 are not in two tiers");
+	node_set(0, nodes);
+	node_set(1, nodes);
+	pages = kunit_kcalloc(test, BULK_FIRST, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	KUNIT_ASSERT_EQ(test, mpol_parse_str(policy, &pol), 0);
+
+	w0 = READ_ONCE(tier_il_node_weight[0]);
+	w1 = READ_ONCE(tier_il_node_weight[1]);
+	if (!tier_interleave_set_tier_weight(t0, 3) &&
+	    !tier_interleave_set_tier_weight(t1, 2)) {
+		KUNIT_EXPECT_TRUE(test, tier_interleave_active());
+		KUNIT_EXPECT_EQ(test, tier_il_bulk_split(pol, pages, BULK_FIRST,
+							 true, on),
+				BULK_FIRST);
+		tier_il_seq_split(&nodes, w, &prev, &left, BULK_FIRST, want);
+		KUNIT_EXPECT_EQ(test, on[0], want[0]);
+		KUNIT_EXPECT_EQ(test, on[1], want[1]);
+		KUNIT_EXPECT_EQ(test, tier_il_bulk_split(pol, pages, BULK_NEXT,
+							 false, on),
+				BULK_NEXT);
+		tier_il_seq_split(&nodes, w, &prev, &left, BULK_NEXT, want);
+		KUNIT_EXPECT_EQ(test, on[0], want[0]);
+		KUNIT_EXPECT_EQ(test, on[1], want[1]);
+	} else {
+		KUNIT_FAIL(test, "could not set the tier weights");
+	}
+	if (!tier_interleave_set_tier_weight(t0, 1) &&
+	    !tier_interleave_set_tier_weight(t1, 1)) {
+		KUNIT_EXPECT_EQ(test, tier_il_bulk_split(pol, pages, 60, true,
+							 on), 60);
+		KUNIT_EXPECT_EQ(test, on[0], 30);
+		KUNIT_EXPECT_EQ(test, on[1], 30);
+	} else {
+		KUNIT_FAIL(test, "could not set the tier weights");
+	}
+	KUNIT_EXPECT_EQ(test, tier_interleave_set_tier_weight(t0, w0), 0);
+	KUNIT_EXPECT_EQ(test, tier_interleave_set_tier_weight(t1, w1), 0);
+	mpol_put(pol);
+#else
+	kunit_skip(test, "mpol_parse_str() needs CONFIG_TMPFS");
+#endif
+}
+
 struct bw_case {
 	unsigned int n;
 	unsigned int bw[4];
@@ -436,6 +566,7 @@ static struct kunit_case tier_il_cases[] = {
 	KUNIT_CASE(tier_il_parse),
 	KUNIT_CASE(tier_il_node_changes_tier),
 	KUNIT_CASE(tier_il_weights_from_bw),
+	KUNIT_CASE(tier_il_bulk_alloc),
 	KUNIT_CASE_SLOW(tier_il_lookup_cost),
 	{}
 };
