@@ -9,9 +9,9 @@
  * lists before allow filters existed), after one ending in an allow filter
  * it is rejected.
  *
- * Filters are evaluated in two layers, as in mainline: region-level ones
- * (addr, target) by DAMON core, page-level ones (anon, memcg, young) by the
- * operations set, each layer in the order the filters were added.  Memory a
+ * Filters are evaluated in two layers: region-level ones (addr, target) by
+ * DAMON core, page-level ones (anon, memcg, young) by the operations set,
+ * each layer in the order the filters were added.  Memory a
  * core filter allows is not looked at by the page-level filters at all;
  * memory a core filter rejects never reaches them.  Core only rejects
  * memory no core filter matched when no page-level filter exists, so that

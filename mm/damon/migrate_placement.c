@@ -4,9 +4,9 @@
  *
  * migrate_hot and migrate_cold on physical addresses pick folios by their
  * access pattern alone.  A scheme that opts in (respect_placement, off by
- * default as in mainline) asks folio_placement_check() before it moves a
- * folio its access pattern and filters chose, and counts what it left
- * alone, and why, in its stats.
+ * default, so that existing DAMOS users see no change) asks
+ * folio_placement_check() before it moves a folio its access pattern and
+ * filters chose, and counts what it left alone, and why, in its stats.
  */
 
 #include <linux/damon.h>

@@ -55,7 +55,7 @@ MODULE_PARM_DESC(estimated_memory_bandwidth,
  * idle for as long as the region has been so (its age, plus the aggregation
  * being reported); one of an accessed region gets minus the time it has kept
  * its access frequency counted the same way, so hotter memory sorts lower
- * and accessed memory always reads below zero, as in mainline.
+ * and accessed memory always reads below zero.
  */
 static long memory_idle_ms_percentiles[DAMON_STAT_NR_PERCENTILES] __read_mostly;
 module_param_array(memory_idle_ms_percentiles, long, NULL, 0400);
@@ -137,7 +137,7 @@ static unsigned long damon_stat_nr_regions(struct damon_ctx *c)
 /* Scratch for the percentiles; only the kdamond uses it. */
 static long damon_stat_pcts[DAMON_STAT_NR_PERCENTILES];
 
-/* How often the statistics are updated, as in mainline. */
+/* How often the statistics are updated: often enough for a dashboard. */
 #define DAMON_STAT_UPDATE_MS	5000
 /* When they are next updated, in jiffies; only the kdamond uses it. */
 static unsigned long damon_stat_next_update;

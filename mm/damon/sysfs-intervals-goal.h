@@ -13,7 +13,9 @@
  * @kobj:	its kobject
  * @goal:	the values written to its files, checked when committed
  *
- * Protected by damon_sysfs_lock, like every DAMON sysfs input.
+ * Each store writes one field of @goal without a lock, as every DAMON sysfs
+ * input file does; @goal is read, under damon_sysfs_lock, only when the
+ * configuration is committed, and judged as a whole there.
  */
 struct damon_sysfs_intervals_goal {
 	struct kobject kobj;

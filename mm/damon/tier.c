@@ -167,7 +167,7 @@ static unsigned long quota_reset_interval_ms __read_mostly = 1000;
 /*
  * Monitoring attributes: the sampling and aggregation intervals (us) the
  * auto-tuning starts from, the limits on the number of regions, and the
- * intervals goal (see the admin guide).  Defaults chosen by measurement.
+ * intervals goal (see the admin guide).
  */
 static struct damon_attrs damon_tier_mon_attrs = {
 	.sample_interval = 5000,
@@ -273,7 +273,10 @@ static int damon_tier_bp0_set(const char *val, const struct kernel_param *kp)
 static int damon_tier_positive_set(const char *val,
 				   const struct kernel_param *kp)
 {
-	/* 1 TiB per interval is far above any migration bandwidth. */
+	/*
+	 * At most 2^20 ms (about 17 minutes): the interval is also how often
+	 * a changed node layout is looked for.
+	 */
 	return damon_tier_param_set_bounded(val, kp, 1, 1UL << 20);
 }
 
