@@ -16,30 +16,26 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 
-/*
- * A tuning step scales the intervals by a factor in [1/2, 2]: far more
- * access events than wanted halve them, none at all double them.
- */
-#define DAMON_INTERVALS_MIN_STEP_BP	5000
-#define DAMON_INTERVALS_MAX_STEP_BP	20000
-
 /**
- * damon_intervals_goal_valid() - can a context run with an intervals goal
- * @goal:	the goal
+ * damon_intervals_goal_valid() - can a context run with its intervals goal
+ * @attrs:	the monitoring attributes, the goal among them
  *
- * A goal whose @goal->aggrs is 0 is off and always valid.  One that is on
- * needs an access ratio in 1..10000 bp and a non-empty sampling interval
- * range that starts above 0.
+ * A goal whose aggrs is 0 is off and always valid.  One that is on needs a
+ * sampling interval range that is not empty and holds the sampling interval
+ * to start from.  Any access ratio is taken: with 0 bp any access event
+ * seen shortens the intervals and none lengthens them.
  *
- * Return: true if @goal is valid.
+ * Return: true if the goal of @attrs is valid.
  */
-bool damon_intervals_goal_valid(const struct damon_intervals_goal *goal)
+bool damon_intervals_goal_valid(const struct damon_attrs *attrs)
 {
+	const struct damon_intervals_goal *goal = &attrs->intervals_goal;
+
 	if (!goal->aggrs)
 		return true;
-	return goal->access_bp && goal->access_bp <= 10000 &&
-		goal->min_sample_us &&
-		goal->min_sample_us <= goal->max_sample_us;
+	return goal->min_sample_us <= goal->max_sample_us &&
+		goal->min_sample_us <= attrs->sample_interval &&
+		attrs->sample_interval <= goal->max_sample_us;
 }
 
 /**
@@ -49,8 +45,10 @@ bool damon_intervals_goal_valid(const struct damon_intervals_goal *goal)
  * @max_access_events:	most access events that could have been seen
  * @goal:		the goal (valid and on)
  *
- * The interval is scaled by 2 - observed / wanted, held within [1/2, 2]
- * and then within the goal's sampling interval range.
+ * The interval is scaled by 2 - observed / wanted, at least 0; a factor
+ * below 1 is then mapped onto [1/2, 1], so that the intervals shrink more
+ * gently than they grow.  The result is held within the goal's sampling
+ * interval range, and at 1 us or more.
  *
  * Return: the sampling interval to use next, in us.
  */
@@ -59,15 +57,17 @@ unsigned long damon_intervals_tune_sample_us(unsigned long sample_us,
 					     u64 max_access_events,
 					     const struct damon_intervals_goal *goal)
 {
+	/* A 0 us interval could never grow again. */
+	unsigned long lo = max(goal->min_sample_us, 1UL);
 	u64 wanted, score_bp, step_bp, next;
 
-	if (max_access_events > div_u64(U64_MAX, goal->access_bp))
+	if (goal->access_bp &&
+	    max_access_events > div_u64(U64_MAX, goal->access_bp))
 		wanted = div_u64(max_access_events, 10000) * goal->access_bp;
 	else
 		wanted = div_u64(max_access_events * goal->access_bp, 10000);
-	if (!wanted)
-		return clamp(sample_us, goal->min_sample_us,
-			     goal->max_sample_us);
+	/* Wanting none is wanting one: any event seen shortens. */
+	wanted = max(wanted, 1ULL);
 	/* Observed events in bp of the wanted ones, capped at twice. */
 	if (access_events / 2 >= wanted)
 		score_bp = 20000;
@@ -75,13 +75,14 @@ unsigned long damon_intervals_tune_sample_us(unsigned long sample_us,
 		score_bp = div64_u64(access_events, div_u64(wanted, 10000));
 	else
 		score_bp = div64_u64(access_events * 10000, wanted);
-	step_bp = clamp_t(u64, 20000 - score_bp, DAMON_INTERVALS_MIN_STEP_BP,
-			  DAMON_INTERVALS_MAX_STEP_BP);
+	step_bp = 20000 - min_t(u64, score_bp, 20000);
+	if (step_bp < 10000)
+		step_bp = 5000 + step_bp / 2;
 	next = div_u64((u64)sample_us * step_bp, 10000);
 	/* Never stick at a tiny interval that the step cannot move. */
 	if (next == sample_us && step_bp > 10000)
 		next++;
-	return clamp_t(u64, next, goal->min_sample_us, goal->max_sample_us);
+	return clamp_t(u64, next, lo, max(goal->max_sample_us, lo));
 }
 
 /**

@@ -9,7 +9,7 @@
  * until it is 99.7% used, with the quota auto-tuner finding the speed.
  *
  * node_memcg_used_bp and node_memcg_free_bp do the same for one cgroup's
- * share of the node (mainline 6.19): the cgroup's LRU pages on the node,
+ * share of the node: the cgroup's LRU pages on the node,
  * and the rest of the node, in basis points of the node's total memory.
  * Their cgroup, as memcg filters', is named by path and held by id.
  */
@@ -28,6 +28,8 @@
  * @free:	free part of @total, same unit
  * @used:	true for the used share, false for the free share
  *
+ * Exact up to 2^50 units of @total, more than any machine's pages.
+ *
  * Return: the share in basis points, or 0 if @total is 0.
  */
 unsigned long damos_node_mem_bp_of(unsigned long total, unsigned long free,
@@ -39,11 +41,11 @@ unsigned long damos_node_mem_bp_of(unsigned long total, unsigned long free,
 		return 0;
 	free = min(free, total);
 	part = used ? total - free : free;
-	/* In 64 bits: part * 10000 overflows 32 bits from 430k pages. */
-	if (part <= div64_u64(U64_MAX, 10000))
-		return div64_u64((u64)part * 10000, total);
-	/* Beyond 2^50 pages (64-bit only): a precision of 1/2^50 is enough. */
-	return min_t(u64, div64_u64(part, div64_u64(total, 10000)), 10000);
+	/*
+	 * In 64 bits: part * 10000 overflows 32 bits from 430k pages, and
+	 * no machine has the 2^50 pages it would take to overflow 64.
+	 */
+	return div64_u64((u64)part * 10000, total);
 }
 
 /**
@@ -66,24 +68,26 @@ void damos_node_meminfo(int nid, struct sysinfo *i)
  * damos_node_mem_bp() - current value of a node_mem_{used,free}_bp goal
  * @nid:	node of the goal
  * @used:	true for node_mem_used_bp, false for node_mem_free_bp
- * @target:	target value of the goal
  *
  * A node that cannot be measured (out of range, offline, or without
- * memory) must not drive the scheme: it reports twice @target, a score the
- * quota tuner answers by shrinking the quota to its minimum, so the scheme
- * idles until the node has memory again.
+ * memory) reads as unused: 0 used, 10000 free.  Without CONFIG_NUMA both
+ * metrics read 0.  These are mainline's values, which DAMON users of other
+ * kernels expect.
  *
  * Return: the metric's current value in basis points.
  */
-unsigned long damos_node_mem_bp(int nid, bool used, unsigned long target)
+unsigned long damos_node_mem_bp(int nid, bool used)
 {
 	struct sysinfo i;
 
+	if (!IS_ENABLED(CONFIG_NUMA))
+		return 0;
 	if (nid < 0 || nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY))
-		return target * 2;
+		return used ? 0 : 10000;
 	damos_node_meminfo(nid, &i);
+	/* All of a node's memory can be reserved: nothing to measure. */
 	if (!i.totalram)
-		return target * 2;
+		return used ? 0 : 10000;
 	return damos_node_mem_bp_of(i.totalram, i.freeram, used);
 }
 
@@ -96,8 +100,9 @@ unsigned long damos_node_mem_bp(int nid, bool used, unsigned long target)
  * The cgroup's memory on the node is its anonymous and file LRU pages
  * there, its descendants' included, as memory.numa_stat counts them; the
  * free share is the rest of the node, memory of other cgroups included.
- * As in mainline, a node without memory or a cgroup that is gone reads as
- * unused: 0 used, 10000 free.
+ * A node without memory or a cgroup that is gone reads as unused: 0 used,
+ * 10000 free.  Without CONFIG_NUMA both metrics read 0, as
+ * damos_node_mem_bp() does.
  *
  * Return: the metric's current value in basis points.
  */
@@ -110,6 +115,8 @@ unsigned long damos_node_memcg_bp(int nid, unsigned short memcg_id,
 	struct lruvec *lruvec;
 	struct sysinfo i;
 
+	if (!IS_ENABLED(CONFIG_NUMA))
+		return 0;
 	if (nid < 0 || nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY))
 		goto unused;
 	rcu_read_lock();

@@ -387,7 +387,7 @@ bool damon_tier_params_valid(const struct damon_tier_params *p)
 		a->sample_interval && a->sample_interval <= a->aggr_interval &&
 		a->min_nr_regions >= 3 &&
 		a->min_nr_regions <= a->max_nr_regions &&
-		damon_intervals_goal_valid(&a->intervals_goal);
+		damon_intervals_goal_valid(a);
 }
 
 /*
@@ -541,7 +541,7 @@ static int damon_tier_add_filters(struct damos *s,
 
 	/* Only the cgroup's pages, if one is set: reject the others. */
 	if (p->memcg) {
-		f = damos_new_filter(DAMOS_FILTER_TYPE_MEMCG, false);
+		f = damos_new_filter(DAMOS_FILTER_TYPE_MEMCG, false, false);
 		if (!f)
 			return -ENOMEM;
 		f->memcg_id = p->memcg_id;
@@ -549,7 +549,7 @@ static int damon_tier_add_filters(struct damos *s,
 	}
 
 	/* Act only on this node's range: reject everything outside. */
-	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
+	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false, false);
 	if (!f)
 		return -ENOMEM;
 	f->addr_range.start = n->start;
@@ -562,7 +562,7 @@ static int damon_tier_add_filters(struct damos *s,
 		if (r->nid == n->nid || r->end <= n->start ||
 		    r->start >= n->end)
 			continue;
-		f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, true);
+		f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, true, false);
 		if (!f)
 			return -ENOMEM;
 		f->addr_range.start = r->start;
@@ -571,10 +571,9 @@ static int damon_tier_add_filters(struct damos *s,
 	}
 
 	/* Promote only pages found young; never demote young ones. */
-	f = damos_new_filter(DAMOS_FILTER_TYPE_YOUNG, true);
+	f = damos_new_filter(DAMOS_FILTER_TYPE_YOUNG, true, hot);
 	if (!f)
 		return -ENOMEM;
-	f->allow = hot;
 	damos_add_filter(s, f);
 	return 0;
 }

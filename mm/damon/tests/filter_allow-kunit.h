@@ -12,10 +12,9 @@
 static void damos_test_add(struct kunit *test, struct damos *s,
 			   enum damos_filter_type type, bool allow)
 {
-	struct damos_filter *f = damos_new_filter(type, true);
+	struct damos_filter *f = damos_new_filter(type, true, allow);
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->allow = allow;
 	damos_add_filter(s, f);
 }
 
@@ -100,7 +99,7 @@ static void damos_test_core_filters_reject(struct kunit *test)
 	damos_set_filters_default_reject(s);
 	KUNIT_EXPECT_FALSE(test, damos_core_filters_reject(c, t, out, s));
 
-	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false);
+	f = damos_new_filter(DAMOS_FILTER_TYPE_ADDR, false, false);
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->addr_range.start = 0x100000;
 	f->addr_range.end = 0x200000;

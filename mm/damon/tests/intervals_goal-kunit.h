@@ -19,34 +19,50 @@ static const struct damon_intervals_goal damon_test_igoal = {
 
 static void damon_test_intervals_goal_valid(struct kunit *test)
 {
-	struct damon_intervals_goal g = damon_test_igoal;
+	struct damon_attrs a = {
+		.sample_interval = 5000,
+		.aggr_interval = 100000,
+		.intervals_goal = damon_test_igoal,
+	};
+	struct damon_intervals_goal *g = &a.intervals_goal;
 
-	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&g));
-	g.access_bp = 0;
-	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&g));
-	g.access_bp = 10001;
-	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&g));
-	g.access_bp = 10000;
-	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&g));
-	g.min_sample_us = 0;
-	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&g));
-	g.min_sample_us = g.max_sample_us + 1;
-	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&g));
-	g.min_sample_us = g.max_sample_us;
-	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&g));
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
+	/* Any access ratio is taken. */
+	g->access_bp = 0;
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
+	g->access_bp = 10000;
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
+	g->min_sample_us = 0;
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
+	/* An empty range, or one without the starting interval, is not. */
+	g->min_sample_us = g->max_sample_us + 1;
+	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&a));
+	g->min_sample_us = a.sample_interval + 1;
+	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&a));
+	g->min_sample_us = a.sample_interval;
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
+	g->min_sample_us = 1000;
+	g->max_sample_us = a.sample_interval - 1;
+	KUNIT_EXPECT_FALSE(test, damon_intervals_goal_valid(&a));
+	g->min_sample_us = a.sample_interval;
+	g->max_sample_us = a.sample_interval;
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
 	/* Off: whatever the rest says, as damo writes all zeroes. */
-	g = (struct damon_intervals_goal){};
-	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&g));
-	g.min_sample_us = 10;
-	g.max_sample_us = 1;
-	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&g));
+	*g = (struct damon_intervals_goal){};
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
+	g->min_sample_us = 10;
+	g->max_sample_us = 1;
+	KUNIT_EXPECT_TRUE(test, damon_intervals_goal_valid(&a));
 }
 
 static void damon_test_intervals_tune_step(struct kunit *test)
 {
 	const struct damon_intervals_goal *g = &damon_test_igoal;
+	struct damon_intervals_goal zero_bp = damon_test_igoal;
 	/* 4% of 1,000,000 possible events is 40,000. */
 	const u64 max = 1000000;
+
+	zero_bp.access_bp = 0;
 
 	/* Nothing seen: double.  Exactly the goal: keep. */
 	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(10000, 0, max, g),
@@ -54,17 +70,20 @@ static void damon_test_intervals_tune_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			damon_intervals_tune_sample_us(10000, 40000, max, g),
 			10000);
-	/* Half the goal: 1.5x.  A quarter above it: 0.75x. */
+	/*
+	 * Half the goal: 1.5x.  A quarter above it: 0.75x, mapped onto
+	 * [1/2, 1] as 0.875x.  Three quarters above: 0.625x.
+	 */
 	KUNIT_EXPECT_EQ(test,
 			damon_intervals_tune_sample_us(10000, 20000, max, g),
 			15000);
 	KUNIT_EXPECT_EQ(test,
 			damon_intervals_tune_sample_us(10000, 50000, max, g),
-			7500);
-	/* At least half the interval, however many events. */
+			8750);
 	KUNIT_EXPECT_EQ(test,
 			damon_intervals_tune_sample_us(20000, 70000, max, g),
-			10000);
+			12500);
+	/* At least half the interval, however many events. */
 	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(20000, max, max, g),
 			10000);
 	/* Held within [min_sample_us, max_sample_us]. */
@@ -75,9 +94,16 @@ static void damon_test_intervals_tune_step(struct kunit *test)
 			10000000);
 	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(1000, 0, 0, g),
 			5000);
-	/* Nothing could be seen: stay. */
+	/*
+	 * Nothing could be seen, or nothing is wanted (access_bp 0): one
+	 * event is wanted, so none seen doubles and two or more halve.
+	 */
 	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(7000, 0, 0, g),
-			7000);
+			14000);
+	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(7000, 0, max,
+							     &zero_bp), 14000);
+	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(20000, 2, max,
+							     &zero_bp), 10000);
 	/* Huge counts do not overflow. */
 	KUNIT_EXPECT_EQ(test,
 			damon_intervals_tune_sample_us(10000, 0, U64_MAX / 2, g),
@@ -96,6 +122,12 @@ static void damon_test_intervals_tiny_step(struct kunit *test)
 	/* 1 us * 1.25 rounds back to 1: still grows. */
 	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(1, 30, 1000, &g),
 			2);
+	/* Never down to 0 us, even with min_sample_us 0. */
+	g.min_sample_us = 0;
+	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(1, 1000, 1000, &g),
+			1);
+	KUNIT_EXPECT_EQ(test, damon_intervals_tune_sample_us(0, 0, 1000, &g),
+			1);
 }
 
 static void damon_test_intervals_next_attrs(struct kunit *test)

@@ -353,7 +353,7 @@ static void damon_tier_test_bad_params(struct kunit *test)
 	bad[7].attrs.sample_interval = 0;
 	bad[8].attrs.min_nr_regions = 2;
 	bad[9].attrs.max_nr_regions = 9;	/* below min_nr_regions */
-	bad[10].attrs.intervals_goal.access_bp = 0;
+	bad[10].attrs.sample_interval = 4000;	/* below min_sample_us */
 	bad[11].attrs.intervals_goal.min_sample_us = 20000000;
 	KUNIT_EXPECT_TRUE(test, damon_tier_params_valid(&damon_tier_test_params));
 

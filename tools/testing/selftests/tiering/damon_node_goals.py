@@ -5,8 +5,9 @@ filters/N/allow file.
 
 Checks input validation (bad values fail with EINVAL and change nothing)
 and that the metrics really steer the quota: a goal far from being met
-grows the effective quota, an over-achieved one or one on a node without
-memory shrinks it to the minimum.
+grows the effective quota and an over-achieved one shrinks it to the
+minimum.  A node without memory reads as unused (0 used, 10000 free), and
+"update_schemes_quota_goals" shows the values the kernel measured.
 """
 import errno
 import os
@@ -97,31 +98,56 @@ def effective_bytes(schemes, n):
     return [int(read("%s/%d/quotas/effective_bytes" % (schemes, i))) for i in range(n)]
 
 
+def current_values(schemes, n):
+    must(KD + "/0/state", "update_schemes_quota_goals")
+    return [int(read("%s/%d/quotas/goals/0/current_value" % (schemes, i)))
+            for i in range(n)]
+
+
 def test_quota_steering():
     # node0 is far from 99.7% used and far above 0.5% free in this test.
+    # Node 7 has no memory: it reads as unused, 0 used and 10000 free,
+    # the values of mainline.
     goals = [("node_mem_used_bp", 9970, 0),     # unmet: quota grows
              ("node_mem_free_bp", 50, 0),       # over-achieved: minimum
-             ("node_mem_used_bp", 9970, 7)]     # no such node: minimum
+             ("node_mem_used_bp", 9970, 7),     # reads 0: unmet, grows
+             ("node_mem_free_bp", 9999, 7),     # reads 10000: minimum
+             ("node_mem_used_bp", 500, 0)]      # over-achieved: minimum
     schemes = setup_kdamond(goals)
     must(KD + "/0/state", "on")
     try:
         expect(read(KD + "/0/state") == "on", "kdamond with node_mem goals runs")
         time.sleep(6)
+        cur = current_values(schemes, len(goals))
+        print("current_value:", cur)
+        expect(0 < cur[0] < 9970, "node0 used %d bp, in 1..9969" % cur[0])
+        expect(50 < cur[1] < 10000, "node0 free %d bp, in 51..9999" % cur[1])
+        expect(abs(cur[0] + cur[1] - 10000) <= 50, "node0 used + free is the node")
+        expect(cur[2] == 0, "memoryless node: used reads 0 (%d)" % cur[2])
+        expect(cur[3] == 10000, "memoryless node: free reads 10000 (%d)" % cur[3])
         esz = effective_bytes(schemes, len(goals))
         print("effective_bytes:", esz)
         # The tuner starts at one byte; an unmet goal grows it ~2x per
         # interval, a met one keeps it at the minimum.
         expect(esz[0] >= (1 << 20), "unmet node_mem_used_bp goal grew the quota")
         expect(esz[1] <= (64 << 10), "met node_mem_free_bp goal keeps the quota minimal")
-        expect(esz[2] <= (64 << 10), "goal on a memoryless node keeps the quota minimal")
+        expect(esz[2] >= (1 << 20), "used goal on a memoryless node grew the quota")
+        expect(esz[3] <= (64 << 10), "free goal on a memoryless node keeps the quota minimal")
+        expect(esz[4] <= (64 << 10), "node0 above 5%% used (%d bp) keeps the quota minimal"
+               % cur[4])
         expect(read(KD + "/0/state") == "on", "kdamond still running")
-        # Committing a new nid while running takes effect.
-        must(schemes + "/2/quotas/goals/0/nid", "0")
+        # Committing a new nid while running takes effect: node1, nearly
+        # empty here, is far below 5% used.
+        used1 = current_values(schemes, len(goals))[4]
+        must(schemes + "/4/quotas/goals/0/nid", "1")
         must(KD + "/0/state", "commit")
         time.sleep(6)
+        cur = current_values(schemes, len(goals))
         esz = effective_bytes(schemes, len(goals))
-        print("effective_bytes after commit:", esz)
-        expect(esz[2] >= (1 << 20), "committed nid 0 makes the third goal grow")
+        print("after commit: current_value", cur, "effective_bytes", esz)
+        expect(cur[4] < 250 and cur[4] != used1,
+               "committed nid 1: used reads node1's %d bp (node0: %d)" % (cur[4], used1))
+        expect(esz[4] >= (1 << 20), "committed nid 1 makes the fifth goal grow")
         expect(esz[1] <= (64 << 10), "the met goal stayed minimal")
     finally:
         write(KD + "/0/state", "off")

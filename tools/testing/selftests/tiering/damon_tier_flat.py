@@ -64,7 +64,7 @@ def main():
             expect(read(name) == before, "%s unchanged after %r" % (name, v))
     # Values that do not go together fail the Y that commits them.
     for name, val in (("sample_interval", "200000"), ("min_nr_regions", "500"),
-                      ("intervals_goal_access_bp", "0"),
+                      ("intervals_goal_max_sample_us", "1000"),
                       ("intervals_goal_min_sample_us", "20000000")):
         before = read(name)
         expect(write(name, val) == 0, "%s accepts %s on its own" % (name, val))
@@ -97,20 +97,36 @@ def main():
     expect(read("enabled") == "Y", "still running after the refused commit")
     write("sample_interval", "5000")
     expect(write("commit_inputs", "Y") == 0, "running: a good commit is taken")
-    # A commit takes effect: pin the tuned sampling interval to 20 ms.
-    saved = {k: read(k) for k in ("intervals_goal_min_sample_us",
+    # An access ratio of 0 is a goal DAMON takes (mainline's rule).
+    saved = {k: read(k) for k in ("intervals_goal_access_bp", "sample_interval",
+                                  "intervals_goal_min_sample_us",
                                   "intervals_goal_max_sample_us")}
-    before = read("sample_interval_us")
+    expect(write("intervals_goal_access_bp", "0") == 0 and
+           write("commit_inputs", "Y") == 0, "running: commit takes intervals_goal_access_bp 0")
+    write("intervals_goal_access_bp", saved["intervals_goal_access_bp"])
+    # A goal whose range leaves out the sampling interval to start from is
+    # refused, as mainline refuses it.
     expect(write("intervals_goal_min_sample_us", "20000") == 0 and
            write("intervals_goal_max_sample_us", "20000") == 0 and
-           write("commit_inputs", "Y") == 0, "commit an intervals goal of 20 ms only")
+           write("commit_inputs", "Y") == errno.EINVAL,
+           "running: commit refuses a 20 ms goal while sample_interval is 5 ms")
+    expect(read("enabled") == "Y", "still running after the refused commit")
+    # A commit takes effect: a goal of 5..20 ms that wants an access in
+    # every sample lengthens the sampling interval to 20 ms.
+    before = read("sample_interval_us")
+    expect(write("intervals_goal_access_bp", "10000") == 0 and
+           write("intervals_goal_min_sample_us", "5000") == 0 and
+           write("intervals_goal_max_sample_us", "20000") == 0 and
+           write("commit_inputs", "Y") == 0,
+           "commit a goal of 5..20 ms that wants every sample accessed")
     end = time.time() + 30
     while time.time() < end and read("sample_interval_us") != "20000":
         time.sleep(0.5)
     expect(read("sample_interval_us") == "20000",
            "the committed goal is applied: sampling every 20 ms (was %s us, now %s)" % (
                before, read("sample_interval_us")))
-    for k in ("intervals_goal_max_sample_us", "intervals_goal_min_sample_us"):
+    for k in ("sample_interval", "intervals_goal_max_sample_us",
+              "intervals_goal_min_sample_us", "intervals_goal_access_bp"):
         write(k, saved[k])
     expect(write("commit_inputs", "Y") == 0, "commit the defaults back")
     if flat:

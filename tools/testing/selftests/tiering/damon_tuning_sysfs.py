@@ -4,8 +4,9 @@
 
 - intervals/intervals_goal/{access_bp,aggrs,min_sample_us,max_sample_us}:
   bad writes fail and change nothing; a goal that cannot run (aggrs set and
-  access_bp 0, or min > max) is refused by "on" and "commit", which leave
-  the kdamond as it was; a running goal changes the intervals, keeping
+  min > max, or sample_us outside [min, max]) is refused by "on" and
+  "commit", which leave the kdamond as it was, and access_bp 0 or
+  min_sample_us 0 are taken, as mainline takes them; a running goal changes the intervals, keeping
   their ratio, within [min_sample_us, max_sample_us], and the
   "update_tuned_intervals" command shows them in sample_us and aggr_us.
 - quotas/goal_tuner: "consist" by default, "temporal" gives the whole
@@ -102,14 +103,21 @@ def test_goal_files():
 
 
 def test_bad_goal_refused():
-    bad_goals = {"aggrs set, access_bp 0": (0, 3, 5000, 10000),
-                 "min_sample_us > max_sample_us": (400, 3, 20000, 10000),
-                 "min_sample_us 0": (400, 3, 0, 10000)}
+    bad_goals = {"min_sample_us > max_sample_us": (400, 3, 20000, 10000),
+                 "sample_us 5000 below min_sample_us": (400, 3, 10000, 20000),
+                 "sample_us 5000 above max_sample_us": (400, 3, 1000, 2000)}
     for what, goal in bad_goals.items():
         setup(goal)
         err = write(KD + "/0/state", "on")
         expect(err == errno.EINVAL and read(KD + "/0/state") == "off",
                "'on' refuses a goal with %s (%s)" % (what, err))
+        teardown()
+    for what, goal in {"access_bp 0": (0, 3, 5000, 10000),
+                       "min_sample_us 0": (400, 3, 0, 10000)}.items():
+        setup(goal)
+        err = write(KD + "/0/state", "on")
+        expect(err == 0 and read(KD + "/0/state") == "on",
+               "'on' takes a goal with %s (%s)" % (what, err))
         teardown()
     setup((400, 3, 5000, 10000000))
     must(KD + "/0/state", "on")
