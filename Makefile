@@ -4,7 +4,7 @@
 #
 #   make          build the kernel and tools, boot the 2tier VM, show both features
 #   make check    every test: host self-tests, KUnit, kselftests in the VM machines
-#   make bench    benchmarks, report in build/bench/report.md (QUICK=1: <= 30 min)
+#   make bench    benchmarks, report in build/bench/report.md (QUICK=1: fewer cells)
 #   make prepare  build/src = base + patches/ + overlay
 #   make refresh  regenerate patches/ from edits to upstream files in build/src
 #   make patch    one combined patch: build/out/tiering-6.12.patch

@@ -24,12 +24,10 @@ mkdir -p "$(dirname "$out")"
 	lives in mm/damon/tier.c: its migrate_hot/migrate_cold schemes run on
 	the temporal tuner and the module paces them every 100 ms pass from the
 	upper node's free memory, its watermark floor and the hot set DAMON
-	measures.  This replaced a tier-specific "exchange" tuner in core: on
-	the 2tier bench with default sysctls the module-paced temporal schemes
-	brought 90% of a 200 MiB hot set up in 11 s (TLB flush per pass) and
-	24 s (none), against 8-9 s and 10-17 s for the exchange tuner, with
-	kdamond at about 1% of a vCPU once settled (the exchange tuner: 0.5 to
-	15.8%); see Documentation/admin-guide/mm/damon/tier.rst.
+	measures.  This replaced a tier-specific "exchange" tuner in core.
+	What the module reaches on make bench's workload matrix, on the
+	kernel's default sysctls, is in
+	Documentation/admin-guide/mm/damon/tier.rst.
 	EOT
 	echo
 	(cd "$top" && find patches -name '*.patch' | sort | xargs -r cat)
