@@ -11,11 +11,11 @@
  *
  * Filters are evaluated in two layers: region-level ones (addr, target) by
  * DAMON core, page-level ones (anon, memcg, young) by the operations set,
- * each layer in the order the filters were added.  Memory a
- * core filter allows is not looked at by the page-level filters at all;
- * memory a core filter rejects never reaches them.  Core only rejects
- * memory no core filter matched when no page-level filter exists, so that
- * the page-level filters still see it.
+ * each layer in the order the filters were added.  Memory a core filter
+ * allows is not looked at by the page-level filters at all; memory a core
+ * filter rejects never reaches them.  Core only rejects memory no core
+ * filter matched when no page-level filter exists, so that the page-level
+ * filters still see it.
  */
 
 #include <linux/damon.h>

@@ -57,7 +57,7 @@ unsigned long damon_intervals_tune_sample_us(unsigned long sample_us,
 					     u64 max_access_events,
 					     const struct damon_intervals_goal *goal)
 {
-	/* A 0 us interval could never grow again. */
+	/* Not 0 us: the aggregation interval, scaled with it, would be lost. */
 	unsigned long lo = max(goal->min_sample_us, 1UL);
 	u64 wanted, score_bp, step_bp, next;
 

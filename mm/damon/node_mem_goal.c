@@ -9,8 +9,8 @@
  * until it is 99.7% used, with the quota auto-tuner finding the speed.
  *
  * node_memcg_used_bp and node_memcg_free_bp do the same for one cgroup's
- * share of the node: the cgroup's LRU pages on the node,
- * and the rest of the node, in basis points of the node's total memory.
+ * share of the node: the cgroup's LRU pages on the node, and the rest of
+ * the node, in basis points of the node's total memory.
  * Their cgroup, as memcg filters', is named by path and held by id.
  */
 
