@@ -8,7 +8,7 @@
 - damo-policy writes a file that the unmodified damo starts: the kdamonds
   run and hold the node_mem goals and young filters of the policy; with
   --cgroup, the cgroup's node_memcg goals on its path and its memcg
-  filter;
+  filter; with --tuner temporal, that tuner on every scheme;
 - weights auto leaves the kernel's interleave_auto on, weights set turns
   it off;
 - watch prints one line per interval.
@@ -168,6 +168,10 @@ def check_damo_policy(args, cgroup=None):
                 expect(read_file(fy + "/type") == "young" and
                        read_file(fy + "/allow") == ("Y" if young["allow"] else "N"),
                        "kdamond %d young filter allow=%s" % (i, young["allow"]))
+                # Without --tuner the kernel's default tuner stays.
+                tuner = s["quotas"].get("goal_tuner", "consist")
+                expect(read_file(base + "/quotas/goal_tuner") == tuner,
+                       "kdamond %d goal_tuner %s" % (i, tuner))
                 if cgroup:
                     # The cgroup's own share of the node, on the cgroup's path.
                     expect(read_file(base + "/quotas/goals/0/path") == cgroup and
@@ -221,6 +225,7 @@ def main():
         check_weights()
         check_damo_policy(["-g"])
         check_damo_policy(["--cgroup", "tierctl_vm", "--share", "60"], "/tierctl_vm")
+        check_damo_policy(["-g", "--tuner", "temporal"])
         check_watch()
     finally:
         with open(SYSCTL, "w") as f:
