@@ -8,8 +8,9 @@
  * MGLRU's aging does, which clears the accessed bits it finds and moves
  * those folios to the youngest generation as aging would, so reclaim
  * keeps what it learns.  Each young folio on that node is reported to
- * kpromoted, which promotes the ones seen accessed often enough: once per
- * mm and scan, however many of its entries are young.  Folios in mlocked,
+ * kpromoted, which promotes the ones seen accessed often enough: once for
+ * each run of young entries that map it one after another, so a large
+ * folio counts once but a folio mapped at two places counts twice.  Folios in mlocked,
  * hugetlb and special VMAs are never walked, as in aging.  Only the folios
  * charged to the memory cgroup of an mm (its owner's) are looked at, as
  * in aging: page cache another cgroup was charged for is not reported.

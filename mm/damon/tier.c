@@ -185,9 +185,8 @@ static struct damon_attrs damon_tier_mon_attrs = {
 
 /*
  * Bytes promoted (migrate_hot) and demoted (migrate_cold) since the last
- * enable.  DAMON migrations are counted in pgmigrate_success (MR_DAMON),
- * not in the pgpromote_* and pgdemote_* counters, so the module counts
- * them itself.
+ * enable: this module's own moves.  pgpromote_damon and pgdemote_damon
+ * count every DAMOS migration, of any DAMON user, since boot.
  */
 static unsigned long bytes_promoted;
 module_param(bytes_promoted, ulong, 0400);

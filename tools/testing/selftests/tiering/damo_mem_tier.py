@@ -124,7 +124,8 @@ def main():
         ap.error("--room is for --recipe mem_tier")
 
     put("/sys/kernel/mm/transparent_hugepage/enabled", "never")
-    # As in damon_tier_e2e.py: a watermark in the proportion of a real node.
+    # A watermark in the proportion of a real node, and no NUMA balancing
+    # promoting the hot set beside damo's kdamonds; restored at the end.
     saved = {p: read(p) for p in ("/proc/sys/vm/min_free_kbytes",
                                   "/proc/sys/vm/watermark_boost_factor",
                                   "/proc/sys/kernel/numa_balancing")}
@@ -133,6 +134,9 @@ def main():
         print("settings prescribed by tier.rst for 1 GiB nodes: "
               "vm.min_free_kbytes=2048 vm.watermark_boost_factor=0")
         put("/proc/sys/vm/watermark_boost_factor", "0")
+    else:
+        print("settings changed for this test: vm.min_free_kbytes=2048")
+    print("settings changed for this test: kernel.numa_balancing=0")
     put("/proc/sys/kernel/numa_balancing", "0")
     total, free = node_mem(0)
     # Leave 1% of node0: its DMA zone's lowmem reserve (~4 MiB of a 1 GiB
