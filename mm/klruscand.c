@@ -10,10 +10,11 @@
  * keeps what it learns.  Each young folio on that node is reported to
  * kpromoted, which promotes the ones seen accessed often enough: once for
  * each run of young entries that map it one after another, so a large
- * folio counts once but a folio mapped at two places counts twice.  Folios in mlocked,
- * hugetlb and special VMAs are never walked, as in aging.  Only the folios
- * charged to the memory cgroup of an mm (its owner's) are looked at, as
- * in aging: page cache another cgroup was charged for is not reported.
+ * folio counts once but a folio mapped at two places counts twice.
+ * Folios in mlocked, hugetlb and special VMAs are never walked, as in
+ * aging.  Only the folios charged to the memory cgroup of an mm (its
+ * owner's) are looked at, as in aging: page cache another cgroup was
+ * charged for is not reported.
  *
  * A scan that reports nothing doubles the wait before the next one, up to
  * KLRUSCAND_MAX_IDLE_SHIFT doublings: once the hot memory is on the top
