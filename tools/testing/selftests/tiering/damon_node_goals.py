@@ -93,13 +93,38 @@ def test_validation():
     must(KD + "/nr_kdamonds", "0")
 
 
+def command(cmd):
+    """Write @cmd to the kdamond's state file.  The write fails with EBUSY
+    while a kdamond callback holds damon_sysfs_lock: try again then."""
+    end = time.time() + 10
+    while True:
+        err = write(KD + "/0/state", cmd)
+        if err != errno.EBUSY or time.time() > end:
+            break
+        time.sleep(0.1)
+    if err:
+        raise OSError(err, "writing %s to the kdamond's state: %s" % (cmd, os.strerror(err)))
+
+
 def effective_bytes(schemes, n):
-    must(KD + "/0/state", "update_schemes_effective_quotas")
+    command("update_schemes_effective_quotas")
     return [int(read("%s/%d/quotas/effective_bytes" % (schemes, i))) for i in range(n)]
 
 
+def wait_grown(schemes, n, grow, secs=30):
+    """effective_bytes once the quotas of schemes @grow reach 1 MiB, or
+    after @secs seconds.  Each grows once per quota window, and a window
+    ends only with an aggregation, whose length varies under TCG."""
+    end = time.time() + secs
+    while True:
+        esz = effective_bytes(schemes, n)
+        if all(esz[i] >= (1 << 20) for i in grow) or time.time() > end:
+            return esz
+        time.sleep(0.5)
+
+
 def current_values(schemes, n):
-    must(KD + "/0/state", "update_schemes_quota_goals")
+    command("update_schemes_quota_goals")
     return [int(read("%s/%d/quotas/goals/0/current_value" % (schemes, i)))
             for i in range(n)]
 
@@ -117,7 +142,7 @@ def test_quota_steering():
     must(KD + "/0/state", "on")
     try:
         expect(read(KD + "/0/state") == "on", "kdamond with node_mem goals runs")
-        time.sleep(6)
+        esz = wait_grown(schemes, len(goals), (0, 2))
         cur = current_values(schemes, len(goals))
         print("current_value:", cur)
         expect(0 < cur[0] < 9970, "node0 used %d bp, in 1..9969" % cur[0])
@@ -125,7 +150,6 @@ def test_quota_steering():
         expect(abs(cur[0] + cur[1] - 10000) <= 50, "node0 used + free is the node")
         expect(cur[2] == 0, "memoryless node: used reads 0 (%d)" % cur[2])
         expect(cur[3] == 10000, "memoryless node: free reads 10000 (%d)" % cur[3])
-        esz = effective_bytes(schemes, len(goals))
         print("effective_bytes:", esz)
         # The tuner starts at one byte; an unmet goal grows it ~2x per
         # interval, a met one keeps it at the minimum.
@@ -140,10 +164,9 @@ def test_quota_steering():
         # empty here, is far below 5% used.
         used1 = current_values(schemes, len(goals))[4]
         must(schemes + "/4/quotas/goals/0/nid", "1")
-        must(KD + "/0/state", "commit")
-        time.sleep(6)
+        command("commit")
+        esz = wait_grown(schemes, len(goals), (4,))
         cur = current_values(schemes, len(goals))
-        esz = effective_bytes(schemes, len(goals))
         print("after commit: current_value", cur, "effective_bytes", esz)
         expect(cur[4] < 250 and cur[4] != used1,
                "committed nid 1: used reads node1's %d bp (node0: %d)" % (cur[4], used1))

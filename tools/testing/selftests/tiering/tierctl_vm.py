@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""tierctl against the real kernel (2tier/3tier VMs).
+"""tierctl against the real kernel (the 3tier VM in make check).
 
 - show --json agrees with sysfs (tiers, nodes, HMAT, the sysctl);
 - weights set/--tier/auto write what they say, and bad input changes
