@@ -27,8 +27,9 @@ accesses.  make check runs it with a 16 MiB hot set: under the recipe's
 and sees the accesses; a 64 MiB set (6% of node1) holds it at the 5 ms
 minimum, where under QEMU TCG a pass over the set takes longer than a
 sample and the hot regions read near the recipe's 5% access-rate floor.
-Checks that more than a tenth of the hot set is on node0 after --limit
-seconds (none is when the goal tuning or the migration does not work) and
+Checks that more than a tenth of the hot set is on node0 within twice
+--limit seconds (none is when the goal tuning or the migration does not
+work; the run lasts --limit seconds, longer until that tenth is up) and
 that node0's demotion scheme, whose goal is met many times over, moves
 nothing (before the first quota window was limited, it demoted at once).
 
@@ -155,7 +156,8 @@ def main():
                 expect(False, "cold filler of %d MiB placed on node0 (exit %s)"
                        % (cold_mb, cold.wait()))
                 return 1
-        hot = subprocess.Popen([WORKLOAD, "hot", str(a.hot_mb), "1", str(a.limit + 30)],
+        deadline = 2 * a.limit if a.room else a.limit
+        hot = subprocess.Popen([WORKLOAD, "hot", str(a.hot_mb), "1", str(deadline + 30)],
                                stdout=subprocess.PIPE, text=True)
         hot.stdout.readline()
         t, f = node_mem(0)
@@ -186,7 +188,7 @@ def main():
                 el, residency * 100, used_bp / 100))
             if reached is None and residency >= 0.9:
                 reached = el
-            if el >= a.limit:
+            if el >= deadline or (el >= a.limit and (not a.room or residency > 0.1)):
                 break
         samples = [tuned_sample_us(k) for k in (0, 1)]
         print("tuned sampling intervals: %s us" % samples)
@@ -196,7 +198,7 @@ def main():
             "after %.1fs" % reached if reached else "never", residency * 100))
         if a.room:
             expect(residency > 0.1, "a tenth of the hot set on node0 within %ds (%.1f%%)"
-                   % (a.limit, residency * 100))
+                   % (deadline, residency * 100))
             # node0's demotion goal (0.5% free) is met many times over.
             demoted = scheme_applied(0)
             expect(demoted == 0, "node0's migrate_cold scheme moved nothing (%s bytes)"

@@ -75,7 +75,7 @@ def setup(goals):
 
 
 def measured(n):
-    must(KD + "/0/state", "update_schemes_quota_goals")
+    tiering_util.state_command(KD + "/0", "update_schemes_quota_goals")
     return [int(read("%s/0/quotas/goals/%d/current_value" % (SCHEMES, i)))
             for i in range(n)]
 

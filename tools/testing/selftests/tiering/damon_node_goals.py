@@ -93,21 +93,8 @@ def test_validation():
     must(KD + "/nr_kdamonds", "0")
 
 
-def command(cmd):
-    """Write @cmd to the kdamond's state file.  The write fails with EBUSY
-    while a kdamond callback holds damon_sysfs_lock: try again then."""
-    end = time.time() + 10
-    while True:
-        err = write(KD + "/0/state", cmd)
-        if err != errno.EBUSY or time.time() > end:
-            break
-        time.sleep(0.1)
-    if err:
-        raise OSError(err, "writing %s to the kdamond's state: %s" % (cmd, os.strerror(err)))
-
-
 def effective_bytes(schemes, n):
-    command("update_schemes_effective_quotas")
+    tiering_util.state_command(KD + "/0", "update_schemes_effective_quotas")
     return [int(read("%s/%d/quotas/effective_bytes" % (schemes, i))) for i in range(n)]
 
 
@@ -124,7 +111,7 @@ def wait_grown(schemes, n, grow, secs=30):
 
 
 def current_values(schemes, n):
-    command("update_schemes_quota_goals")
+    tiering_util.state_command(KD + "/0", "update_schemes_quota_goals")
     return [int(read("%s/%d/quotas/goals/0/current_value" % (schemes, i)))
             for i in range(n)]
 
@@ -164,7 +151,7 @@ def test_quota_steering():
         # empty here, is far below 5% used.
         used1 = current_values(schemes, len(goals))[4]
         must(schemes + "/4/quotas/goals/0/nid", "1")
-        command("commit")
+        tiering_util.state_command(KD + "/0", "commit")
         esz = wait_grown(schemes, len(goals), (4,))
         cur = current_values(schemes, len(goals))
         print("after commit: current_value", cur, "effective_bytes", esz)

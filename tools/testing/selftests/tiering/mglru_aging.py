@@ -63,7 +63,8 @@ def memcg_id(cg_path):
 
 
 def last_report(p):
-    """The workload's newest report: ({node: A pages}, {node: B pages})."""
+    """The workload's newest report: ({node: A pages}, {node: B pages}),
+    or None when it printed none since the last call."""
     rep = None
     os.set_blocking(p.stdout.fileno(), False)
     for line in p.stdout:
@@ -71,7 +72,7 @@ def last_report(p):
         if r:
             rep = r
     os.set_blocking(p.stdout.fileno(), True)
-    return rep[1], rep[3]
+    return (rep[1], rep[3]) if rep else None
 
 
 def run(top, bottom, klruscand):
@@ -135,8 +136,18 @@ def run(top, bottom, klruscand):
         # Evict every generation up to B's, anon only.
         stopped(lambda: put(LRU_GEN, "- %d %d %d 200 %d" % (mid, top, max_seq - 3,
                                                            1 << 20)))
-        time.sleep(2 + (3 if klruscand else 0))
-        a, b = last_report(p)
+        # The workload reports once a second, and its first report after
+        # SIGCONT may have been counted before the stop: wait for one that
+        # shows B moved, for up to 30 s.
+        end = time.time() + 30
+        a, b = {}, {}
+        while True:
+            time.sleep(1)
+            r = last_report(p)
+            if r:
+                a, b = r
+            if b.get(bottom, 0) >= SET_PAGES * 99 // 100 or time.time() > end:
+                break
         print("%s: after eviction A %s, B %s" % (label, a, b))
         expect(a.get(top, 0) == SET_PAGES,
                "%s: A stays on node%d (%d of %d)" % (label, top, a.get(top, 0), SET_PAGES))

@@ -33,6 +33,23 @@ def must_write(path, val):
         raise OSError(err, "writing %r to %s: %s" % (val, path, os.strerror(err)))
 
 
+def state_command(kdamond, cmd):
+    """Write @cmd to the state file of the DAMON sysfs @kdamond directory.
+
+    The write answers EBUSY while a kdamond callback holds damon_sysfs_lock
+    (state_store() only try-locks it): it is tried again, for up to 10 s.
+    Any other error raises OSError.
+    """
+    end = time.time() + 10
+    while True:
+        err = write_file(kdamond + "/state", cmd)
+        if err != errno.EBUSY or time.time() > end:
+            break
+        time.sleep(0.1)
+    if err:
+        raise OSError(err, "writing %s to %s/state: %s" % (cmd, kdamond, os.strerror(err)))
+
+
 def read_file(path):
     """The stripped contents of @path.
 
