@@ -102,7 +102,7 @@ def test_input():
     must(KD + "/nr_kdamonds", "0")
 
     setup([("node_memcg_used_bp", 0, "/no/such/cgroup")])
-    err = write(KD + "/0/state", "on")
+    err = tiering_util.state_write(KD + "/0", "on")
     expect(err != 0 and read(KD + "/0/state") == "off",
            "on with a path naming no cgroup fails (%s), kdamond off" % errno.errorcode.get(err))
     must(KD + "/nr_kdamonds", "0")
@@ -114,11 +114,12 @@ def test_measure(procs):
              ("node_memcg_used_bp", 1, cg), ("node_memcg_used_bp", 5, cg),
              ("node_memcg_free_bp", 5, cg), ("node_memcg_used_bp", 0, "/")]
     setup(goals)
-    must(KD + "/0/state", "on")
+    tiering_util.state_command(KD + "/0", "on")
     try:
-        time.sleep(3)       # memcg statistics are flushed every 2 s
-        v = measured(len(goals))
+        # memcg statistics are flushed every 2 s, by a worker TCG can delay.
         want0, want1 = bp(64 << 10, 0), bp(16 << 10, 1)
+        v = tiering_util.poll(lambda: measured(len(goals)),
+                              lambda v: v[0] >= want0 and v[2] >= want1, 20, 0.5)
         print("measured %s; the buffers alone are %d and %d bp" % (v, want0, want1))
         # Beyond the buffers: the task's stack, libc, page tables are not
         # on the LRU; a few hundred KiB of file and anonymous pages are.
@@ -141,18 +142,18 @@ def test_measure(procs):
             except OSError:
                 time.sleep(0.5)
         expect(not os.path.exists(CG), "cgroup removed")
-        time.sleep(1)
-        v = measured(len(goals))
+        v = tiering_util.poll(lambda: measured(len(goals)),
+                              lambda v: v[:2] == [0, 10000], 20, 0.5)
         expect(v[:2] == [0, 10000], "a cgroup that is gone reads 0 used, 10000 free: %s"
                % v[:2])
         # A path no cgroup has: the commit fails, the kdamond runs on with
         # the goals it had (6.12 stopped it and reported success).
         must("%s/0/quotas/goals/1/path" % SCHEMES, "/no/such/cgroup")
-        err = write(KD + "/0/state", "commit_schemes_quota_goals")
+        err = tiering_util.state_write(KD + "/0", "commit_schemes_quota_goals")
         expect(err == errno.EINVAL and read(KD + "/0/state") == "on",
                "commit_schemes_quota_goals naming no cgroup fails with EINVAL (%s), "
                "still on" % errno.errorcode.get(err))
-        err = write(KD + "/0/state", "commit")
+        err = tiering_util.state_write(KD + "/0", "commit")
         expect(err != 0 and read(KD + "/0/state") == "on",
                "commit naming it fails too (%s), still on" % errno.errorcode.get(err))
         time.sleep(1)
@@ -163,13 +164,13 @@ def test_measure(procs):
         must("%s/0/quotas/goals/2/path" % SCHEMES, "/")
         must("%s/0/quotas/goals/3/path" % SCHEMES, "/")
         must("%s/0/quotas/goals/4/path" % SCHEMES, "/")
-        expect(write(KD + "/0/state", "commit") == 0, "commit naming the root works")
-        time.sleep(3)
-        v = measured(len(goals))
+        expect(tiering_util.state_write(KD + "/0", "commit") == 0, "commit naming the root works")
+        v = tiering_util.poll(lambda: measured(len(goals)),
+                              lambda v: v[0] > 0 and abs(v[0] - v[5]) <= 50, 20, 0.5)
         expect(v[0] > 0 and abs(v[0] - v[5]) <= 50,
                "goal 0 now measures the root: %d (root %d)" % (v[0], v[5]))
     finally:
-        write(KD + "/0/state", "off")
+        tiering_util.state_write(KD + "/0", "off")
         write(KD + "/nr_kdamonds", "0")
 
 

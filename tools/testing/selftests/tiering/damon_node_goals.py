@@ -12,7 +12,6 @@ minimum.  A node without memory reads as unused (0 used, 10000 free), and
 import errno
 import os
 import sys
-import time
 
 import tiering_util
 
@@ -98,16 +97,12 @@ def effective_bytes(schemes, n):
     return [int(read("%s/%d/quotas/effective_bytes" % (schemes, i))) for i in range(n)]
 
 
-def wait_grown(schemes, n, grow, secs=30):
+def wait_grown(schemes, n, grow):
     """effective_bytes once the quotas of schemes @grow reach 1 MiB, or
-    after @secs seconds.  Each grows once per quota window, and a window
-    ends only with an aggregation, whose length varies under TCG."""
-    end = time.time() + secs
-    while True:
-        esz = effective_bytes(schemes, n)
-        if all(esz[i] >= (1 << 20) for i in grow) or time.time() > end:
-            return esz
-        time.sleep(0.5)
+    after 30 s.  Each grows once per quota window, and a window ends only
+    when the schemes are applied, once per aggregation here."""
+    return tiering_util.poll(lambda: effective_bytes(schemes, n),
+                             lambda esz: all(esz[i] >= (1 << 20) for i in grow), 30, 0.5)
 
 
 def current_values(schemes, n):
@@ -126,7 +121,7 @@ def test_quota_steering():
              ("node_mem_free_bp", 9999, 7),     # reads 10000: minimum
              ("node_mem_used_bp", 500, 0)]      # over-achieved: minimum
     schemes = setup_kdamond(goals)
-    must(KD + "/0/state", "on")
+    tiering_util.state_command(KD + "/0", "on")
     try:
         expect(read(KD + "/0/state") == "on", "kdamond with node_mem goals runs")
         esz = wait_grown(schemes, len(goals), (0, 2))
@@ -160,7 +155,7 @@ def test_quota_steering():
         expect(esz[4] >= (1 << 20), "committed nid 1 makes the fifth goal grow")
         expect(esz[1] <= (64 << 10), "the met goal stayed minimal")
     finally:
-        write(KD + "/0/state", "off")
+        tiering_util.state_write(KD + "/0", "off")
         write(KD + "/nr_kdamonds", "0")
 
 

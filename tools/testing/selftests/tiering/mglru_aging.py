@@ -107,7 +107,7 @@ def run(top, bottom, klruscand):
                    "%s: aging made generation %d" % (label, max_seq + 1))
         time.sleep(2)
         g = gens("/mglru_aging", top)
-        _, b_now = last_report(p)
+        _, b_now = tiering_util.poll(lambda: last_report(p), bool, 10)
         max_seq = max(g)
         print("%s: generations on node%d: %s" % (label, top, g))
         # Aging walks first, then opens a new, empty, youngest generation:
@@ -148,6 +148,11 @@ def run(top, bottom, klruscand):
                 a, b = r
             if b.get(bottom, 0) >= SET_PAGES * 99 // 100 or time.time() > end:
                 break
+        if klruscand:
+            # Then give klruscand and kpromoted time to get B back up,
+            # which they must not: B is no longer touched.
+            time.sleep(3)
+            a, b = tiering_util.poll(lambda: last_report(p), bool, 10) or (a, b)
         print("%s: after eviction A %s, B %s" % (label, a, b))
         expect(a.get(top, 0) == SET_PAGES,
                "%s: A stays on node%d (%d of %d)" % (label, top, a.get(top, 0), SET_PAGES))

@@ -33,21 +33,37 @@ def must_write(path, val):
         raise OSError(err, "writing %r to %s: %s" % (val, path, os.strerror(err)))
 
 
-def state_command(kdamond, cmd):
-    """Write @cmd to the state file of the DAMON sysfs @kdamond directory.
+def state_write(kdamond, cmd):
+    """Write @cmd to the state file of the DAMON sysfs @kdamond directory;
+    return 0 or the errno.
 
     The write answers EBUSY while a kdamond callback holds damon_sysfs_lock
     (state_store() only try-locks it): it is tried again, for up to 10 s.
-    Any other error raises OSError.
     """
     end = time.time() + 10
     while True:
         err = write_file(kdamond + "/state", cmd)
         if err != errno.EBUSY or time.time() > end:
-            break
+            return err
         time.sleep(0.1)
+
+
+def state_command(kdamond, cmd):
+    """state_write() that raises OSError when the command fails."""
+    err = state_write(kdamond, cmd)
     if err:
         raise OSError(err, "writing %s to %s/state: %s" % (cmd, kdamond, os.strerror(err)))
+
+
+def poll(get, done, secs, step=0.25):
+    """get() once done() is true of its value, or its value after @secs
+    seconds: for values a kernel thread updates at a pace TCG varies."""
+    end = time.time() + secs
+    while True:
+        val = get()
+        if done(val) or time.time() > end:
+            return val
+        time.sleep(step)
 
 
 def read_file(path):
@@ -238,12 +254,12 @@ def paddr_scheme(start, end, action, target_nid):
 def paddr_scheme_run(seconds):
     """Run the kdamond paddr_scheme() set up for @seconds, then remove it;
     the scheme's stats."""
-    must_write(DAMON_KD + "/0/state", "on")
+    state_command(DAMON_KD + "/0", "on")
     try:
         time.sleep(seconds)
-        must_write(DAMON_KD + "/0/state", "update_schemes_stats")
+        state_command(DAMON_KD + "/0", "update_schemes_stats")
         return {k: int(read_file(DAMON_S0 + "/stats/" + k)) for k in (
             "sz_tried", "sz_applied", "sz_skipped_mlock", "sz_skipped_policy")}
     finally:
-        write_file(DAMON_KD + "/0/state", "off")
+        state_write(DAMON_KD + "/0", "off")
         write_file(DAMON_KD + "/nr_kdamonds", "0")
