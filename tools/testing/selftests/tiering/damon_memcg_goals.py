@@ -6,6 +6,8 @@ A task in a cgroup of its own places 64 MiB on node0 and 16 MiB on
 node1.  A paddr kdamond then carries goals on that cgroup and on the root,
 and "update_schemes_quota_goals" reads back what the kernel measured:
 
+  - read at once after "on", every goal is 0 or a bp value (a goal the
+    kdamond has not measured yet showed leftover heap memory before);
   - node_memcg_used_bp on node0 is the cgroup's 64 MiB (plus the task's
     few other pages) in basis points of node0, node_memcg_free_bp the
     rest; on node1 the 16 MiB;
@@ -116,6 +118,11 @@ def test_measure(procs):
     setup(goals)
     tiering_util.state_command(KD + "/0", "on")
     try:
+        # Read at once, before the kdamond may have measured anything: a
+        # goal not measured yet reads 0, not what its memory held before.
+        v = measured(len(goals))
+        expect(all(0 <= x <= 10000 for x in v),
+               "current_value right after 'on' is 0 or a measured bp value: %s" % v)
         # memcg statistics are flushed every 2 s, by a worker TCG can delay.
         want0, want1 = bp(64 << 10, 0), bp(16 << 10, 1)
         v = tiering_util.poll(lambda: measured(len(goals)),
