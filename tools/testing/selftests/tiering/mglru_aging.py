@@ -139,20 +139,18 @@ def run(top, bottom, klruscand):
         # The workload reports once a second, and its first report after
         # SIGCONT may have been counted before the stop: wait for one that
         # shows B moved, for up to 30 s.
-        end = time.time() + 30
-        a, b = {}, {}
-        while True:
-            time.sleep(1)
-            r = last_report(p)
-            if r:
-                a, b = r
-            if b.get(bottom, 0) >= SET_PAGES * 99 // 100 or time.time() > end:
-                break
+        latest = [({}, {})]
+
+        def newest():
+            latest[0] = last_report(p) or latest[0]
+            return latest[0]
+        a, b = tiering_util.poll(newest, lambda r: r[1].get(bottom, 0) >= SET_PAGES * 99 // 100,
+                                 30, 1)
         if klruscand:
             # Then give klruscand and kpromoted time to get B back up,
             # which they must not: B is no longer touched.
             time.sleep(3)
-            a, b = tiering_util.poll(lambda: last_report(p), bool, 10) or (a, b)
+            a, b = newest()
         print("%s: after eviction A %s, B %s" % (label, a, b))
         expect(a.get(top, 0) == SET_PAGES,
                "%s: A stays on node%d (%d of %d)" % (label, top, a.get(top, 0), SET_PAGES))
