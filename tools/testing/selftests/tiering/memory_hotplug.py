@@ -27,7 +27,11 @@ vm.py serves from /run/out/qmp.
      interleave over 0-2 is split 3:1:2 again, and a hot buffer placed on
      the new memory (with damon_tier off for the placement) is promoted
      out of it once damon_tier is on again;
-  4. a DIMM is added to node1: node1 grows by its size, the tiers stay;
+  4. a DIMM is added to node1: node1 grows by its size, the tiers stay,
+     and damon_tier's kdamond monitors all of the new memory: the regions
+     its damon:damon_aggregated trace events report cover the DIMM's
+     blocks (node1's span now holds node2's DIMM, yet the rebuild
+     applies);
   5. with interleave_auto set, node2 is removed and plugged again: the
      tier weights become 21:10 for the two tiers left, then 6:3:1 again;
      the per-node ones stay 6:3:1 throughout (mainline recomputes them
@@ -52,6 +56,10 @@ MEMORY = "/sys/devices/system/memory"
 DT = "/sys/module/damon_tier/parameters"
 SYSCTL = "/proc/sys/vm/numa_tier_interleave"
 QMP_DIR = "/run/out/qmp"
+TRACE = "/sys/kernel/tracing"
+# "<comm>-<pid> [<cpu>] ...: damon_aggregated: ... <start>-<end>: ..."
+AGGREGATED = re.compile(r"^\s*\S+-(\d+)\s+\[\d+\].*?damon_aggregated: "
+                        r"target_id=\d+ nr_regions=\d+ (\d+)-(\d+):", re.M)
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIERCTL = os.path.join(HERE, "..", "..", "..", "mm", "tierctl")
 WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
@@ -162,6 +170,72 @@ def check_tierctl(label):
 
 def nr_schemes():
     return int(read(DT + "/nr_schemes"))
+
+
+def block_ranges(blocks):
+    """[start, end) of each memory block of @blocks ("memoryN")."""
+    size = int(read(os.path.join(MEMORY, "block_size_bytes")), 16)
+    return [(int(b[6:]) * size, (int(b[6:]) + 1) * size) for b in blocks]
+
+
+def merged(ranges):
+    """@ranges, sorted, with the overlapping and adjacent ones joined."""
+    out = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def uncovered(regions, ranges):
+    """Bytes of @ranges that none of @regions holds."""
+    held = merged(regions)
+    return sum(hi - lo - sum(max(0, min(hi, e) - max(lo, s)) for s, e in held)
+               for lo, hi in merged(ranges))
+
+
+def monitors(pid, ranges, secs):
+    """Poll, for up to @secs seconds, the regions the kdamond @pid reports
+    through the damon:damon_aggregated trace event, until they cover all of
+    @ranges.  Return (errno of enabling the event, bytes of @ranges left
+    uncovered, the ranges the regions seen make up, number of events of
+    @pid).
+
+    Every aggregation reports all the regions of the target, and they
+    only ever lie within the ranges the last rebuild set: before a
+    rebuild that takes the new memory in, no region reaches into it.  The
+    buffer is emptied after each read, to keep the reads short; a report
+    lost in between comes again at the next aggregation.
+    """
+    ev = TRACE + "/events/damon/damon_aggregated/enable"
+    seen, nr = set(), 0
+    try:
+        with open(TRACE + "/trace", "w"):
+            pass
+    except OSError as e:
+        return e.errno, uncovered([], ranges), [], 0
+    err = write(ev, "1")
+    if err:
+        return err, uncovered([], ranges), [], 0
+    try:
+        end = time.time() + secs
+        while True:
+            time.sleep(1)
+            with open(TRACE + "/trace") as f:
+                text = f.read()
+            with open(TRACE + "/trace", "w"):
+                pass
+            for m in AGGREGATED.finditer(text):
+                if int(m.group(1)) == pid:
+                    seen.add((int(m.group(2)), int(m.group(3))))
+                    nr += 1
+            left = uncovered(seen, ranges)
+            if not left or time.time() > end:
+                return 0, left, merged(seen), nr
+    finally:
+        write(ev, "0")
 
 
 class Workload:
@@ -357,16 +431,30 @@ def main():
 
     # --- more memory for node1.
     before = node_total_kb(1)
+    old1 = set(node_blocks(1))
     expect(plug("cxl2", 1, 256), "DIMM cxl2 plugged into node1")
     expect(wait_for(lambda: node_total_kb(1) - before == 256 << 10, 60),
            "node1 grew by 256 MiB (%d kB)" % (node_total_kb(1) - before))
     expect(tiers() == t0, "the tiers are unchanged: %s" % tiers())
     nodes = check_tierctl("node1 grown")
     expect(nodes[1]["total_kb"] == node_total_kb(1), "tierctl show: node1's new size")
-    expect(nr_schemes() == 4 and int(read(DT + "/kdamond_pid")) > 0,
-           "damon_tier still runs 4 schemes")
-    # node1's span now holds node2's DIMM: the rebuild must still apply.
-    time.sleep(3)
+    pid = int(read(DT + "/kdamond_pid"))
+    expect(nr_schemes() == 4 and pid > 0, "damon_tier still runs 4 schemes")
+    new = sorted(set(node_blocks(1)) - old1)
+    dimm = block_ranges(new)
+    expect(new and sum(hi - lo for lo, hi in dimm) == 256 << 20,
+           "node1's new blocks hold the 256 MiB DIMM: %s" % new)
+    # node1's span now holds node2's DIMM: the rebuild must still apply,
+    # and take the new memory in.  It comes within a quota interval (1 s)
+    # of an aggregation (auto-tuned, up to 4 s).
+    err, left, regions, nr = monitors(pid, dimm, 60)
+    expect(err == 0, "damon:damon_aggregated enabled (%s)" % (
+        os.strerror(err) if err else "ok"))
+    expect(bool(dimm) and nr > 0 and left == 0,
+           "damon_tier's kdamond (pid %d) monitors node1's new memory %s: "
+           "%d bytes of it outside its regions, %d reports, monitored %s" % (
+               pid, ["%#x-%#x" % r for r in merged(dimm)], left, nr,
+               ["%#x-%#x" % r for r in regions]))
     log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
     refused = [ln for ln in log.splitlines() if "cannot apply parameters" in ln]
     expect(not refused, "damon_tier rebuilt for node1's span around node2's "
