@@ -177,8 +177,7 @@ def test_measure(procs):
         expect(v[0] > 0 and abs(v[0] - v[5]) <= 50,
                "goal 0 now measures the root: %d (root %d)" % (v[0], v[5]))
     finally:
-        tiering_util.state_write(KD + "/0", "off")
-        write(KD + "/nr_kdamonds", "0")
+        tiering_util.damon_sysfs_release()
 
 
 def main():

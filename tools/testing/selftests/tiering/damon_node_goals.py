@@ -155,8 +155,7 @@ def test_quota_steering():
         expect(esz[4] >= (1 << 20), "committed nid 1 makes the fifth goal grow")
         expect(esz[1] <= (64 << 10), "the met goal stayed minimal")
     finally:
-        tiering_util.state_write(KD + "/0", "off")
-        write(KD + "/nr_kdamonds", "0")
+        tiering_util.damon_sysfs_release()
 
 
 def main():

@@ -12,7 +12,6 @@ touched continuously than once they are left alone.
 """
 import errno
 import os
-import re
 import subprocess
 import sys
 import time
@@ -26,16 +25,13 @@ WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_wor
 write = tiering_util.write_file
 read = tiering_util.read_file
 expect = tiering_util.expect
+wait_for = tiering_util.wait_for
 
 
 def kdamond_running():
     return any(open("/proc/%s/comm" % p).read().startswith("kdamond")
                for p in os.listdir("/proc") if p.isdigit()
                and os.path.exists("/proc/%s/comm" % p))
-
-
-TRACE = "/sys/kernel/tracing"
-AGGREGATED = re.compile(r"damon_aggregated: target_id=\d+ nr_regions=\d+ (\d+)-(\d+):")
 
 
 def biggest_system_ram():
@@ -56,37 +52,17 @@ def biggest_system_ram():
 
 def monitored_span(secs):
     """Lowest start and highest end of the regions damon_aggregated
-    reports within @secs, or None if it reports none."""
-    ev = TRACE + "/events/damon/damon_aggregated/enable"
-    with open(TRACE + "/trace", "w"):
-        pass
-    tiering_util.must_write(ev, "1")
-    spans = []
-    end = time.time() + secs
-    try:
-        while time.time() < end and len(spans) < 50:
-            time.sleep(1)
-            with open(TRACE + "/trace") as f:
-                spans = [(int(m.group(1)), int(m.group(2)))
-                         for m in AGGREGATED.finditer(f.read())]
-    finally:
-        write(ev, "0")
-    if not spans:
+    reports within @secs (50 reports are enough), or None if none."""
+    regions, err = tiering_util.aggregated_regions(lambda r: len(r) >= 50, secs)
+    if err:
+        raise OSError(err, "enabling damon:damon_aggregated: " + os.strerror(err))
+    if not regions:
         return None
-    return min(s for s, _ in spans), max(e for _, e in spans)
+    return min(s for _, s, _ in regions), max(e for _, _, e in regions)
 
 
 def percentiles():
     return [int(x) for x in read(P + "/memory_idle_ms_percentiles").split(",")]
-
-
-def wait_for(cond, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.2)
-    return cond()
 
 
 def test_params():

@@ -10,7 +10,6 @@ import errno
 import os
 import re
 import sys
-import time
 
 import tiering_util
 
@@ -119,12 +118,11 @@ def main():
            write("intervals_goal_max_sample_us", "20000") == 0 and
            write("commit_inputs", "Y") == 0,
            "commit a goal of 5..20 ms that wants every sample accessed")
-    end = time.time() + 30
-    while time.time() < end and read("sample_interval_us") != "20000":
-        time.sleep(0.5)
-    expect(read("sample_interval_us") == "20000",
+    now = tiering_util.poll(lambda: read("sample_interval_us"),
+                            lambda v: v == "20000", 30)
+    expect(now == "20000",
            "the committed goal is applied: sampling every 20 ms (was %s us, now %s)" % (
-               before, read("sample_interval_us")))
+               before, now))
     for k in ("sample_interval", "intervals_goal_max_sample_us",
               "intervals_goal_min_sample_us", "intervals_goal_access_bp"):
         write(k, saved[k])

@@ -73,11 +73,6 @@ def setup(goal=(0, 0, 0, 0), schemes=()):
         must(s + "/quotas/goals/0/nid", "0")
 
 
-def teardown():
-    tiering_util.state_write(KD + "/0", "off")
-    write(KD + "/nr_kdamonds", "0")
-
-
 def test_goal_files():
     setup()
     files = ("access_bp", "aggrs", "min_sample_us", "max_sample_us")
@@ -99,7 +94,7 @@ def test_goal_files():
     # damo writes all zeroes when it does not tune: accepted.
     for f in files:
         expect(write(IG + "/" + f, "0") == 0, "%s accepts 0" % f)
-    teardown()
+    tiering_util.damon_sysfs_release()
 
 
 def test_bad_goal_refused():
@@ -111,14 +106,14 @@ def test_bad_goal_refused():
         err = tiering_util.state_write(KD + "/0", "on")
         expect(err == errno.EINVAL and read(KD + "/0/state") == "off",
                "'on' refuses a goal with %s (%s)" % (what, err))
-        teardown()
+        tiering_util.damon_sysfs_release()
     for what, goal in {"access_bp 0": (0, 3, 5000, 10000),
                        "min_sample_us 0": (400, 3, 0, 10000)}.items():
         setup(goal)
         err = tiering_util.state_write(KD + "/0", "on")
         expect(err == 0 and read(KD + "/0/state") == "on",
                "'on' takes a goal with %s (%s)" % (what, err))
-        teardown()
+        tiering_util.damon_sysfs_release()
     setup((400, 3, 5000, 10000000))
     tiering_util.state_command(KD + "/0", "on")
     try:
@@ -131,7 +126,7 @@ def test_bad_goal_refused():
             time.sleep(0.3)
             expect(read(KD + "/0/state") == "on", "kdamond still on after that")
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
 
 def tuned():
@@ -155,7 +150,7 @@ def test_tuning():
         expect(sample > 5000, "idle memory lengthens the sampling interval")
         expect(aggr == sample * 20, "aggregation interval keeps its ratio (20)")
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
     # 100% of the events cannot be seen: up to the maximum, and no further.
     setup((10000, 1, 5000, 20000))
@@ -177,7 +172,7 @@ def test_tuning():
         expect((sample, aggr) == (10000, 200000),
                "a committed max_sample_us holds: %d/%d us" % (sample, aggr))
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
     # min == max: the intervals cannot move.
     setup((400, 1, 5000, 5000))
@@ -186,7 +181,7 @@ def test_tuning():
         time.sleep(2)
         expect(tuned() == (5000, 100000), "min_sample_us == max_sample_us keeps 5 ms/100 ms")
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
     # aggrs 0: off, the intervals stay as written.
     setup((400, 0, 5000, 10000000))
@@ -195,7 +190,7 @@ def test_tuning():
         time.sleep(2)
         expect(tuned() == (5000, 100000), "aggrs 0 leaves the intervals alone")
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
 
 def stats(n):
@@ -223,7 +218,7 @@ def test_goal_tuner():
                "goal_tuner rejects %r (%s), unchanged" % (bad, err))
     expect(write(S0 + "/quotas/goal_tuner", "temporal") == 0 and
            read(S0 + "/quotas/goal_tuner") == "temporal", "goal_tuner accepts temporal")
-    teardown()
+    tiering_util.damon_sysfs_release()
 
     # temporal: an unmet goal gets the whole quota, a met one nothing.
     setup(schemes=[("stat", "node_mem_used_bp", 9970, 64 << 20),
@@ -246,7 +241,7 @@ def test_goal_tuner():
         esz = wait_stats(2, lambda st: st[0][1] < 64 << 20)[0][1]
         expect(0 < esz < 64 << 20, "after committing consist the quota is tuned (%d)" % esz)
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
 
 def test_met_goal_moves_nothing():
@@ -262,7 +257,7 @@ def test_met_goal_moves_nothing():
         expect(st[0][0] == 0, "a scheme whose goal is met moves nothing (%d bytes)" % st[0][0])
         expect(node_used_bp(1) <= before + 10, "node1 did not fill up")
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
 
 def test_goal_target_zero():
@@ -297,7 +292,7 @@ def test_goal_target_zero():
         time.sleep(0.3)
         expect(read(KD + "/0/state") == "on", "kdamond still on after that")
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
     # damo says so too, and starts nothing.
     r = subprocess.run(["damo", "start", "--damos_action", "stat",
                         "--damos_quota_interval", "1s",
@@ -323,7 +318,7 @@ def test_goal_current_value():
         expect(abs(got - want) <= 100,
                "current_value %d shows node0's used memory (%d bp)" % (got, want))
     finally:
-        teardown()
+        tiering_util.damon_sysfs_release()
 
 
 def main():

@@ -56,10 +56,6 @@ MEMORY = "/sys/devices/system/memory"
 DT = "/sys/module/damon_tier/parameters"
 SYSCTL = "/proc/sys/vm/numa_tier_interleave"
 QMP_DIR = "/run/out/qmp"
-TRACE = "/sys/kernel/tracing"
-# "<comm>-<pid> [<cpu>] ...: damon_aggregated: ... <start>-<end>: ..."
-AGGREGATED = re.compile(r"^\s*\S+-(\d+)\s+\[\d+\].*?damon_aggregated: "
-                        r"target_id=\d+ nr_regions=\d+ (\d+)-(\d+):", re.M)
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIERCTL = os.path.join(HERE, "..", "..", "..", "mm", "tierctl")
 WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
@@ -69,6 +65,7 @@ WEIGHTS = {0: 3, 1: 1, 2: 2}   # per node, set on the node's tier
 read = tiering_util.read_file
 write = tiering_util.write_file
 expect = tiering_util.expect
+wait_for = tiering_util.wait_for
 qmp_seq = 0
 
 
@@ -91,16 +88,6 @@ def qmp(command, **arguments):
             return rep
         time.sleep(0.1)
     raise RuntimeError("no QMP reply to %s from the host" % command)
-
-
-def wait_for(cond, seconds):
-    end = time.time() + seconds
-    while True:
-        if cond():
-            return True
-        if time.time() > end:
-            return False
-        time.sleep(0.5)
 
 
 def node_blocks(nid):
@@ -200,42 +187,19 @@ def monitors(pid, ranges, secs):
     """Poll, for up to @secs seconds, the regions the kdamond @pid reports
     through the damon:damon_aggregated trace event, until they cover all of
     @ranges.  Return (errno of enabling the event, bytes of @ranges left
-    uncovered, the ranges the regions seen make up, number of events of
-    @pid).
+    uncovered, the ranges the regions seen make up, number of distinct
+    regions reported).
 
-    Every aggregation reports all the regions of the target, and they
-    only ever lie within the ranges the last rebuild set: before a
-    rebuild that takes the new memory in, no region reaches into it.  The
-    buffer is emptied after each read, to keep the reads short; a report
-    lost in between comes again at the next aggregation.
+    The regions only ever lie within the ranges the last rebuild set:
+    before a rebuild that takes the new memory in, none reaches into it.
     """
-    ev = TRACE + "/events/damon/damon_aggregated/enable"
-    seen, nr = set(), 0
-    try:
-        with open(TRACE + "/trace", "w"):
-            pass
-    except OSError as e:
-        return e.errno, uncovered([], ranges), [], 0
-    err = write(ev, "1")
-    if err:
-        return err, uncovered([], ranges), [], 0
-    try:
-        end = time.time() + secs
-        while True:
-            time.sleep(1)
-            with open(TRACE + "/trace") as f:
-                text = f.read()
-            with open(TRACE + "/trace", "w"):
-                pass
-            for m in AGGREGATED.finditer(text):
-                if int(m.group(1)) == pid:
-                    seen.add((int(m.group(2)), int(m.group(3))))
-                    nr += 1
-            left = uncovered(seen, ranges)
-            if not left or time.time() > end:
-                return 0, left, merged(seen), nr
-    finally:
-        write(ev, "0")
+    def mine(regions):
+        return sorted({(s, e) for p, s, e in regions if p == pid})
+
+    regions, err = tiering_util.aggregated_regions(
+        lambda r: not uncovered(mine(r), ranges), secs)
+    held = mine(regions)
+    return err, uncovered(held, ranges), merged(held), len(held)
 
 
 class Workload:
@@ -452,7 +416,7 @@ def main():
         os.strerror(err) if err else "ok"))
     expect(bool(dimm) and nr > 0 and left == 0,
            "damon_tier's kdamond (pid %d) monitors node1's new memory %s: "
-           "%d bytes of it outside its regions, %d reports, monitored %s" % (
+           "%d bytes of it outside its %d regions seen, which make up %s" % (
                pid, ["%#x-%#x" % r for r in merged(dimm)], left, nr,
                ["%#x-%#x" % r for r in regions]))
     log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout

@@ -66,6 +66,54 @@ def poll(get, done, secs, step=0.25):
         time.sleep(step)
 
 
+def wait_for(cond, secs):
+    """poll() for a condition: whether cond() came true within @secs."""
+    return bool(poll(cond, bool, secs))
+
+
+TRACE = "/sys/kernel/tracing"
+# "<comm>-<pid> [<cpu>] <flags> <time>: damon_aggregated: target_id=<id>
+# nr_regions=<n> <start>-<end>: <nr_accesses> <age>"
+AGGREGATED = re.compile(r"^\s*\S+-(\d+)\s+\[\d+\].*?damon_aggregated: "
+                        r"target_id=\d+ nr_regions=\d+ (\d+)-(\d+):", re.M)
+
+
+def aggregated_regions(done, secs):
+    """Collect the regions the damon:damon_aggregated trace event reports,
+    as (kdamond pid, start, end), reading the trace buffer every second
+    until done() is true of them or @secs seconds have passed.
+
+    Return (the regions, 0), or ([], errno) when the event cannot be
+    enabled.  Each read empties the buffer so that it stays short; a
+    report written between a read and the emptying is lost, but every
+    aggregation reports all the regions of its target again.
+    """
+    ev = TRACE + "/events/damon/damon_aggregated/enable"
+    try:
+        with open(TRACE + "/trace", "w"):
+            pass
+    except OSError as e:
+        return [], e.errno
+    err = write_file(ev, "1")
+    if err:
+        return [], err
+    seen = []
+    end = time.time() + secs
+    try:
+        while True:
+            time.sleep(1)
+            with open(TRACE + "/trace") as f:
+                text = f.read()
+            with open(TRACE + "/trace", "w"):
+                pass
+            seen += [tuple(int(g) for g in m.groups())
+                     for m in AGGREGATED.finditer(text)]
+            if done(seen) or time.time() > end:
+                return seen, 0
+    finally:
+        write_file(ev, "0")
+
+
 def read_file(path):
     """The stripped contents of @path.
 
@@ -231,6 +279,13 @@ DAMON_KD = "/sys/kernel/mm/damon/admin/kdamonds"
 DAMON_S0 = DAMON_KD + "/0/contexts/0/schemes/0"
 
 
+def damon_sysfs_release():
+    """Teardown of a test that set up one DAMON sysfs kdamond: turn it off,
+    if it runs, and remove its directory."""
+    state_write(DAMON_KD + "/0", "off")
+    write_file(DAMON_KD + "/nr_kdamonds", "0")
+
+
 def paddr_scheme(start, end, action, target_nid):
     """Set up one paddr kdamond watching PFNs [start, end) with one scheme
     that applies @action toward @target_nid to every region, no quota.
@@ -261,5 +316,4 @@ def paddr_scheme_run(seconds):
         return {k: int(read_file(DAMON_S0 + "/stats/" + k)) for k in (
             "sz_tried", "sz_applied", "sz_skipped_mlock", "sz_skipped_policy")}
     finally:
-        state_write(DAMON_KD + "/0", "off")
-        write_file(DAMON_KD + "/nr_kdamonds", "0")
+        damon_sysfs_release()
