@@ -16,7 +16,7 @@ dest=$build/base
 
 host_pkgs="qemu-system-x86 flex bison bc libelf-dev libssl-dev cpio ccache
 	numactl libnuma-dev busybox-static rsync python3 python3-venv
-	python3-matplotlib python3-pytest xz-utils gcc make perl"
+	python3-matplotlib python3-pytest xz-utils gcc make perl patch"
 
 missing=
 for p in $host_pkgs; do
