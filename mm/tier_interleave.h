@@ -15,7 +15,7 @@ struct mempolicy;
 
 #define TIER_IL_WEIGHT_MIN	1
 #define TIER_IL_WEIGHT_MAX	100
-/* Scale of bandwidth-derived weights before their reduction, as mainline. */
+/* Bandwidth-derived weights are scaled to this before their reduction. */
 #define IL_AUTO_WEIGHTINESS	32
 
 extern bool tier_il_weighted;

@@ -2,14 +2,14 @@
 /*
  * DAMON-based access monitoring results statistics (DAMON_STAT).
  *
- * Monitors the biggest System RAM resource when it is enabled, as
- * mainline does, on auto-tuned intervals, cheap enough to leave on, and
- * keeps two simple statistics of it as read-only module parameters,
- * updated every five seconds: an estimate of the memory bandwidth in use,
- * and the percentiles of how long each byte has been idle.  Holes between
- * nodes (PCI, CXL windows) are not in that range, so they do not read as
- * idle memory; other System RAM is not seen, and memory hot-added later
- * only after DAMON_STAT is enabled again.
+ * Monitors the biggest System RAM resource when it is enabled, on
+ * auto-tuned intervals, cheap enough to leave on, and keeps two simple
+ * statistics of it as read-only module parameters, updated every five
+ * seconds: an estimate of the memory bandwidth in use, and the
+ * percentiles of how long each byte has been idle.  Holes between nodes
+ * (PCI, CXL windows) are not in that range, so they do not read as idle
+ * memory; other System RAM is not seen, and memory hot-added later only
+ * after DAMON_STAT is enabled again.
  */
 
 #define pr_fmt(fmt) "damon-stat: " fmt

@@ -130,8 +130,8 @@ static void damos_test_core_filters_reject(struct kunit *test)
 }
 
 /*
- * The verdict across the two layers, as in mainline: [core filter, page
- * filter] with each matching or not.
+ * The verdict across the two layers: [core filter, page filter] with
+ * each matching or not.
  */
 static void damos_test_filters_two_layers(struct kunit *test)
 {
