@@ -210,6 +210,40 @@ static void damon_tier_test_memcg(struct kunit *test)
 	damon_destroy_ctx(c);
 }
 
+/*
+ * respect_placement=N reaches every scheme, through the parameters as an
+ * enable or a commit reads them.
+ */
+static void damon_tier_test_no_placement(struct kunit *test)
+{
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
+		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
+	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_ctx *c = damon_tier_test_ctx(test);
+	struct damon_tier_params p;
+	struct damos *s;
+	int err, nr = 0;
+	bool saved;
+
+	/* As a write to a parameter file would, under the parameter lock. */
+	kernel_param_lock(THIS_MODULE);
+	saved = respect_placement;
+	respect_placement = false;
+	err = damon_tier_params_now(&p);
+	respect_placement = saved;
+	kernel_param_unlock(THIS_MODULE);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, damon_tier_test_build(c, topo, &p), 0);
+	damon_for_each_scheme(s, c) {
+		nr++;
+		KUNIT_EXPECT_FALSE(test, s->respect_placement);
+	}
+	KUNIT_EXPECT_EQ(test, nr, 2);
+	damon_destroy_ctx(c);
+}
+
 static void damon_tier_test_three_tiers(struct kunit *test)
 {
 	static const struct damon_tier_node nodes[] = {
@@ -602,6 +636,7 @@ static void damon_tier_test_page_regions(struct kunit *test)
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_two_tiers),
 	KUNIT_CASE(damon_tier_test_memcg),
+	KUNIT_CASE(damon_tier_test_no_placement),
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_interleaved_spans),
 	KUNIT_CASE(damon_tier_test_flat),
