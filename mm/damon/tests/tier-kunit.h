@@ -60,6 +60,17 @@ static struct damon_tier_topo *damon_tier_test_topo(struct kunit *test,
 	return topo;
 }
 
+/* node0 (1 GiB) demotes to node1 (1 GiB), which promotes to node0. */
+static struct damon_tier_topo *damon_tier_test_two_nodes(struct kunit *test)
+{
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
+		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
+	};
+
+	return damon_tier_test_topo(test, nodes, 2);
+}
+
 static int damon_tier_test_build(struct damon_ctx *c,
 				 const struct damon_tier_topo *topo,
 				 const struct damon_tier_params *p)
@@ -137,11 +148,7 @@ static int damon_tier_test_nr_schemes(struct damon_ctx *c)
 
 static void damon_tier_test_two_tiers(struct kunit *test)
 {
-	static const struct damon_tier_node nodes[] = {
-		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
-		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
-	};
-	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_tier_topo *topo = damon_tier_test_two_nodes(test);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 	struct damos *s, *schemes[2];
 	int i = 0;
@@ -168,11 +175,7 @@ static void damon_tier_test_two_tiers(struct kunit *test)
  */
 static void damon_tier_test_memcg(struct kunit *test)
 {
-	static const struct damon_tier_node nodes[] = {
-		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
-		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
-	};
-	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_tier_topo *topo = damon_tier_test_two_nodes(test);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 	struct damon_tier_params p = damon_tier_test_params;
 	struct damos_quota *q;
@@ -216,11 +219,7 @@ static void damon_tier_test_memcg(struct kunit *test)
  */
 static void damon_tier_test_no_placement(struct kunit *test)
 {
-	static const struct damon_tier_node nodes[] = {
-		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
-		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
-	};
-	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_tier_topo *topo = damon_tier_test_two_nodes(test);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 	struct damon_tier_params p;
 	struct damos *s;
@@ -569,11 +568,7 @@ static void damon_tier_test_lead_met_ask(struct kunit *test)
  */
 static void damon_tier_test_moved_wraps(struct kunit *test)
 {
-	static const struct damon_tier_node nodes[] = {
-		{ 0, 0x0, 0x40000000, 1, NUMA_NO_NODE },
-		{ 1, 0x40000000, 0x80000000, NUMA_NO_NODE, 0 },
-	};
-	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
+	struct damon_tier_topo *topo = damon_tier_test_two_nodes(test);
 	struct damon_ctx *c = damon_tier_test_ctx(test);
 	unsigned long up, tried, refused, down, total = 0, last;
 	struct damos *s, *schemes[2];
