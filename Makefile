@@ -4,7 +4,8 @@
 #
 #   make          build the kernel and tools, boot the 2tier VM, show both features
 #   make check    every test: host self-tests, KUnit, kselftests in the VM machines
-#   make bench    benchmarks, report in build/bench/report.md (QUICK=1: fewer cells)
+#   make bench    benchmarks, report in build/bench/report.md (QUICK=1: fewer cells;
+#                 MATRIX=tiering or MATRIX=sources: one part of the matrix)
 #   make prepare  build/src = base + patches/ + overlay
 #   make refresh  regenerate patches/ from edits to upstream files in build/src
 #   make patch    one combined patch: build/out/tiering-6.12.patch
@@ -93,7 +94,7 @@ $(VENV)/.bench: $(VENV)/.done
 	touch $@
 
 bench: kernel-run selftests venv $(VENV)/.bench
-	QUICK=$(QUICK) $(VENV)/bin/python3 $(T)/bench.py
+	QUICK=$(QUICK) MATRIX=$(MATRIX) $(VENV)/bin/python3 $(T)/bench.py
 
 refresh:
 	@$(T)/refresh.sh

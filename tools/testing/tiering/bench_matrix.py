@@ -7,7 +7,8 @@ in the guest); this file chooses the cells, computes each cell's figures
 and writes the report section.  Run alone for one topology or a few cells:
 
   bench_matrix.py [--quick] [--topologies 2tier,3tier,2cxl]
-                  [--cells MECH:WORKLOAD:HOT_MB,...] [--runs N] [--seconds S]
+                  [--parts tiering,sources] [--runs N] [--seconds S]
+                  [--cells MECH:WORKLOAD:HOT_MB,...]
 
 Goals for damon_tier (default settings, every cell, worst run): 90% of the
 hot set on the top node within 15 s of the start and of a pattern change,
@@ -37,45 +38,64 @@ GOAL_BYTES_PER_HOT = 2.0
 SETTLE_FROM_S = 30
 
 
-def cells_for(topology, quick, runs=None, seconds=90, klruscand=True):
-    """The cells of @topology: (mech, workload, hot MiB) with run numbers."""
+def cell_seconds(workload, seconds):
+    """A cell's length: @seconds, or two phases of 2/3 of it (60 s each by
+    default) for a pattern change, settled over the last 30 s of each."""
+    return 2 * (2 * seconds // 3) if workload == "change" else seconds
+
+
+PARTS = ("tiering", "sources")
+
+
+def cells_for(topology, quick, runs=None, seconds=90, parts=PARTS):
+    """The cells of @topology: (mech, workload, hot MiB) with run numbers.
+
+    Two parts, each its own budget of VM time: "tiering", damon_tier worst
+    of @runs (3) on every topology and the other mechanisms once on 2tier;
+    "sources", klruscand (its goal cells worst of @runs) against NUMA
+    balancing on 3tier and 2cxl too, and its scan cost on 2tier-big.
+    """
     dt_runs = runs or (1 if quick else 3)
-    out = []
-    if topology == "2tier":
-        base = [("damon_tier", "flush", 200), ("damon_tier", "noflush", 200),
-                ("damon_tier", "noflush", 64), ("damon_tier", "change", 150),
-                ("damon_tier", "noflush", 0)]
-        others = [(m, w, 200 if w != "change" else 150)
-                  for m in ("damon_tier_consist", "damo_temporal", "numa_balancing", "none")
-                  for w in ("flush", "noflush", "change")]
-        if quick:
-            others = [(m, "noflush", 200) for m in
-                      ("damon_tier_consist", "damo_temporal", "numa_balancing", "none")]
-    elif topology == "2tier-big":
+    base, others = [], []
+    if topology == "2tier-big":
+        if "sources" not in parts or quick:
+            return []
         # klruscand's scan cost against mapped memory: 1x, 2x and 4x the
         # top node's cold data mapped.
         return [{"mech": "klruscand", "workload": "flush", "hot_mb": 200, "run": 0,
                  "seconds": seconds, "extra_cold_mb": x} for x in (0, 1024, 3072)]
-    else:
+    if "tiering" in parts:
         base = [("damon_tier", "flush", 200), ("damon_tier", "noflush", 200),
                 ("damon_tier", "change", 150)]
-        others = [] if quick else [("numa_balancing", w, 200 if w != "change" else 150)
-                                   for w in ("flush", "noflush", "change")]
-    if not klruscand:
-        pass
-    elif quick:
-        others.append(("klruscand", "flush", 200))
-    else:
-        # Its goal cells (hot pages seen often) worst of three, the others once.
-        base.append(("klruscand", "flush", 200))
-        others += [("klruscand", "noflush", 200), ("klruscand", "change", 150)]
+        if topology == "2tier":
+            base += [("damon_tier", "noflush", 64), ("damon_tier", "noflush", 0)]
+            mechs = ("damon_tier_consist", "damo_temporal", "numa_balancing", "none")
+            others = [(m, w, 200 if w != "change" else 150) for m in mechs
+                      for w in ("flush", "noflush", "change")]
+            if quick:
+                others = [(m, "noflush", 200) for m in mechs]
+        if quick:
+            # The cells that have missed goals before, once each.
+            base = [c for c in base if c[0:2] != ("damon_tier", "flush") and c[2] != 64]
+    if "sources" in parts:
+        if quick:
+            others.append(("klruscand", "flush", 200))
+        else:
+            # Its goal cells (hot pages seen often) worst of three, the
+            # others once, beside NUMA balancing (2tier has it already).
+            base.append(("klruscand", "flush", 200))
+            others += [("klruscand", "noflush", 200), ("klruscand", "change", 150)]
+            if topology != "2tier" or "tiering" not in parts:
+                others += [("numa_balancing", w, 200 if w != "change" else 150)
+                           for w in ("flush", "noflush", "change")]
+    out = []
     for r in range(dt_runs):
         for m, w, mb in base:
             out.append({"mech": m, "workload": w, "hot_mb": mb, "run": r,
-                        "seconds": 2 * seconds if w == "change" else seconds})
+                        "seconds": cell_seconds(w, seconds)})
     for m, w, mb in others:
         out.append({"mech": m, "workload": w, "hot_mb": mb, "run": 0,
-                    "seconds": 2 * seconds if w == "change" else seconds})
+                    "seconds": cell_seconds(w, seconds)})
     return out
 
 
@@ -429,18 +449,21 @@ def main():
     ap.add_argument("--cells", help="MECH:WORKLOAD:HOT_MB,... instead of the matrix")
     ap.add_argument("--runs", type=int)
     ap.add_argument("--seconds", type=int, default=90)
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help="tiering, sources or both (the default)")
     ap.add_argument("--out", default=os.path.join(OUT, "matrix.json"))
     a = ap.parse_args()
     results = []
     for topo in a.topologies.split(","):
         if a.cells:
             cells = [{"mech": m, "workload": w, "hot_mb": int(mb), "run": r,
-                      "seconds": a.seconds * (2 if w == "change" else 1)}
+                      "seconds": cell_seconds(w, a.seconds)}
                      for r in range(a.runs or 1)
                      for m, w, mb in (c.split(":") for c in a.cells.split(","))]
         else:
-            cells = cells_for(topo, a.quick, a.runs, a.seconds)
-        results.append(run_topology(topo, cells))
+            cells = cells_for(topo, a.quick, a.runs, a.seconds, a.parts.split(","))
+        if cells:
+            results.append(run_topology(topo, cells))
     lines = report(results)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
