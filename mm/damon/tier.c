@@ -173,7 +173,13 @@ static struct damon_attrs damon_tier_mon_attrs = {
 	.sample_interval = 5000,
 	.aggr_interval = 100000,
 	.ops_update_interval = 0,
-	.min_nr_regions = 10,
+	/*
+	 * Merging never makes a region larger than 1/50 of the monitored
+	 * memory, so that rarely seen hot memory is not averaged into large
+	 * cold regions: the schemes apply every 100 ms, and after each pass
+	 * DAMON merges neighbours not yet sampled apart.
+	 */
+	.min_nr_regions = 50,
 	.max_nr_regions = 200,
 	.intervals_goal = {
 		.access_bp = 2000,
