@@ -197,9 +197,12 @@ def run_cell(cell, workload):
     t0 = time.time()
     samples = []
     hot_pages = 0
+    # The workload's own verdict, if it ends before the sampling does.
+    hot_last = ""
     for line in hot.stdout:
         r = tiering_util.parse_report(line)
         if not r:
+            hot_last = line.strip() or hot_last
             continue
         label, counts, hot_pages, other = r
         total, f = tiering_util.node_mem(top)
@@ -261,7 +264,8 @@ def run_cell(cell, workload):
         # last lines in its buffer.
         out = p.stdout.read()
         p.wait(timeout=120)
-        last = out.strip().splitlines()[-1] if out.strip() else ""
+        last = out.strip().splitlines()[-1] if out.strip() else \
+            (hot_last if p is hot else "")
         res[what + "_intact"] = p.returncode == 0 and last.startswith("intact")
         res[what + "_end"] = "rc %d: %s" % (p.returncode, last)
     put("/proc/sys/kernel/numa_balancing", boot["kernel/numa_balancing"])
