@@ -47,6 +47,15 @@ def cell_seconds(workload, seconds):
 PARTS = ("tiering", "sources")
 
 
+def parse_parts(text):
+    """The matrix parts a comma-separated @text names (all when empty);
+    exits naming the valid ones on anything else."""
+    parts = (text or ",".join(PARTS)).split(",")
+    if not parts or not set(parts) <= set(PARTS):
+        sys.exit("bench: matrix parts are a list of %s, not %r" % (", ".join(PARTS), text))
+    return parts
+
+
 def cells_for(topology, quick, runs=None, seconds=90, parts=PARTS):
     """The cells of @topology: (mech, workload, hot MiB) with run numbers.
 
@@ -453,6 +462,7 @@ def main():
                     help="tiering, sources or both (the default)")
     ap.add_argument("--out", default=os.path.join(OUT, "matrix.json"))
     a = ap.parse_args()
+    parts = parse_parts(a.parts)
     results = []
     for topo in a.topologies.split(","):
         if a.cells:
@@ -461,7 +471,7 @@ def main():
                      for r in range(a.runs or 1)
                      for m, w, mb in (c.split(":") for c in a.cells.split(","))]
         else:
-            cells = cells_for(topo, a.quick, a.runs, a.seconds, a.parts.split(","))
+            cells = cells_for(topo, a.quick, a.runs, a.seconds, parts)
         if cells:
             results.append(run_topology(topo, cells))
     lines = report(results)
