@@ -19,10 +19,14 @@
  * A scan that reports nothing doubles the wait before the next one, up to
  * KLRUSCAND_MAX_IDLE_SHIFT doublings: once the hot memory is on the top
  * tier, walking every page table at the full rate finds nothing to
- * promote.  A scan that reports anything returns to scan_interval_ms, so
- * that a folio first seen after a long wait is seen again within
- * kpromoted's window; so does a pass while MGLRU is disabled, so that the
- * first scan after it comes back is not delayed.
+ * promote.  A scan that reports folios of KLRUSCAND_TRICKLE pages or more
+ * returns to scan_interval_ms; so does a pass while MGLRU is disabled, so
+ * that the first scan after it comes back is not delayed.  A scan that
+ * reports fewer, a trickle (other processes' pages going up and down once
+ * the top tier is full), is followed by one scan after scan_interval_ms,
+ * so that the folios it saw are seen again within kpromoted's window, and
+ * then by the wait it would have had; a trickle in that second scan too
+ * doubles the wait as a scan that reports nothing does.
  *
  * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
  * the generations it would update do not exist: klruscand stays enabled
@@ -53,6 +57,8 @@
 #define KLRUSCAND_BATCH		32
 /* at most 4 * scan_interval_ms between scans that find nothing */
 #define KLRUSCAND_MAX_IDLE_SHIFT	2
+/* reported folios of fewer pages than this in a scan (1 MiB) are a trickle */
+#define KLRUSCAND_TRICKLE	256
 
 static unsigned int klruscand_interval_ms = 2000;
 
@@ -64,7 +70,8 @@ static DECLARE_WAIT_QUEUE_HEAD(klruscand_wait);
 
 /*
  * Only the klruscand thread uses these.  The folio reported last: a large
- * folio's PTEs come one after another.  Folios reported in this scan.
+ * folio's PTEs come one after another.  Pages of the folios reported in
+ * this scan.
  */
 static struct folio *klruscand_last;
 static unsigned long klruscand_reported;
@@ -74,7 +81,7 @@ static void klruscand_young(struct folio *folio)
 	if (folio == klruscand_last)
 		return;
 	klruscand_last = folio;
-	klruscand_reported++;
+	klruscand_reported += folio_nr_pages(folio);
 	kpromoted_record_access(folio_pfn(folio), NUMA_NO_NODE,
 				KPROMOTED_SRC_PGTSCAN);
 }
@@ -154,7 +161,8 @@ static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 static int klruscand_fn(void *data)
 {
 	struct lru_gen_mm_walk *walk = data;
-	unsigned int idle = 0;
+	unsigned int idle = 0, shift;
+	bool confirm = false;
 
 	set_freezable();
 	while (!kthread_should_stop()) {
@@ -162,13 +170,21 @@ static int klruscand_fn(void *data)
 		long left;
 
 		klruscand_reported = 0;
-		if (klruscand_scan(walk) && !klruscand_reported)
-			idle = min(idle + 1, KLRUSCAND_MAX_IDLE_SHIFT);
-		else
+		if (!klruscand_scan(walk) ||
+		    klruscand_reported >= KLRUSCAND_TRICKLE) {
 			idle = 0;
+			confirm = false;
+		} else if (!klruscand_reported || confirm) {
+			idle = min(idle + 1, KLRUSCAND_MAX_IDLE_SHIFT);
+			confirm = false;
+		} else {
+			/* A trickle: look once more within kpromoted's window. */
+			confirm = true;
+		}
+		shift = confirm ? 0 : idle;
 		kpromoted_kick();
 		left = start +
-		       (msecs_to_jiffies(READ_ONCE(klruscand_interval_ms)) << idle) -
+		       (msecs_to_jiffies(READ_ONCE(klruscand_interval_ms)) << shift) -
 		       jiffies;
 		if (left > 0)
 			wait_event_freezable_timeout(klruscand_wait,
