@@ -39,6 +39,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <asm/tlbflush.h>
 
 #include "modules-common.h"
 #include "tier.h"
@@ -165,6 +166,20 @@ static unsigned long quota_mb __read_mostly = 200;
 static unsigned long quota_reset_interval_ms __read_mostly = 1000;
 
 /*
+ * Least milliseconds between flushes of every CPU's TLB, each right after
+ * DAMON cleared the accessed bits it samples; 0 for none (at most 2^20).
+ * DAMON clears them without a flush: a CPU that keeps a page's
+ * translation cached does not set the bit again, so hot memory the TLBs
+ * cover (a small hot set, huge pages) looks idle until its entries are
+ * evicted, to the monitor and to the page-level young check alike.
+ */
+static unsigned long tlb_flush_ms __read_mostly = 200;
+
+/* TLB flushes since the last enable (read-only). */
+static unsigned long nr_tlb_flushes;
+module_param(nr_tlb_flushes, ulong, 0400);
+
+/*
  * Monitoring attributes: the sampling and aggregation intervals (us) the
  * auto-tuning starts from, the limits on the number of regions, and the
  * intervals goal (see the admin guide).
@@ -239,6 +254,7 @@ static struct damos_stat damon_tier_last_stat[DAMON_TIER_MAX_SCHEMES];
 /* What each scheme had tried and moved at the last pacing. */
 static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_next_topo_check;
+static unsigned long damon_tier_next_tlb_flush;
 
 /*
  * The parameters a commit applies: taken when Y is written to
@@ -283,6 +299,11 @@ static int damon_tier_positive_set(const char *val,
 	 * a changed node layout is looked for.
 	 */
 	return damon_tier_param_set_bounded(val, kp, 1, 1UL << 20);
+}
+
+static int damon_tier_ms0_set(const char *val, const struct kernel_param *kp)
+{
+	return damon_tier_param_set_bounded(val, kp, 0, 1UL << 20);
 }
 
 static int damon_tier_quota_mb_set(const char *val,
@@ -348,6 +369,7 @@ static const struct kernel_param_ops damon_tier_##name##_ops = {	\
 DAMON_TIER_PARAM_OPS(bp);
 DAMON_TIER_PARAM_OPS(bp0);
 DAMON_TIER_PARAM_OPS(positive);
+DAMON_TIER_PARAM_OPS(ms0);
 DAMON_TIER_PARAM_OPS(quota_mb);
 DAMON_TIER_PARAM_OPS(us);
 DAMON_TIER_PARAM_OPS(any);
@@ -358,6 +380,7 @@ module_param_cb(target_free_bp, &damon_tier_bp_ops, &target_free_bp, 0600);
 module_param_cb(quota_mb, &damon_tier_quota_mb_ops, &quota_mb, 0600);
 module_param_cb(quota_reset_interval_ms, &damon_tier_positive_ops,
 		&quota_reset_interval_ms, 0600);
+module_param_cb(tlb_flush_ms, &damon_tier_ms0_ops, &tlb_flush_ms, 0600);
 module_param_cb(sample_interval, &damon_tier_us_ops,
 		&damon_tier_mon_attrs.sample_interval, 0600);
 module_param_cb(aggr_interval, &damon_tier_us_ops,
@@ -389,6 +412,7 @@ bool damon_tier_params_valid(const struct damon_tier_params *p)
 		p->target_free_bp && p->target_free_bp <= 10000 &&
 		p->quota_mb && p->quota_mb <= ULONG_MAX >> 20 &&
 		p->quota_reset_interval_ms &&
+		p->tlb_flush_ms <= 1UL << 20 &&
 		a->sample_interval && a->sample_interval <= a->aggr_interval &&
 		a->min_nr_regions >= 3 &&
 		a->min_nr_regions <= a->max_nr_regions &&
@@ -409,6 +433,7 @@ static int damon_tier_params_now(struct damon_tier_params *p)
 	p->quota_reset_interval_ms = quota_reset_interval_ms;
 	p->respect_placement = respect_placement;
 	p->goal_tuner = goal_tuner;
+	p->tlb_flush_ms = tlb_flush_ms;
 	p->attrs = damon_tier_mon_attrs;
 	p->memcg = memcg_path && *memcg_path;
 	p->memcg_id = 0;
@@ -1272,12 +1297,38 @@ static void damon_tier_pace(struct damon_ctx *c)
 		   0);
 }
 
-/* Count what the schemes moved and left alone; show the intervals in use. */
+/*
+ * Called right after DAMON cleared the accessed bits of a sample: flush
+ * every CPU's TLB, at most every tlb_flush_ms, so that the next access to
+ * each of those pages walks the page table and sets its bit again.
+ * powerpc has no flush of every context that generic code may call: there
+ * nothing is flushed, and nothing counted.
+ */
+static void damon_tier_flush_tlb(const struct damon_tier_params *p)
+{
+	unsigned long now = jiffies;
+
+	if (IS_ENABLED(CONFIG_PPC) || !p->tlb_flush_ms ||
+	    time_before(now, damon_tier_next_tlb_flush))
+		return;
+	damon_tier_next_tlb_flush = now + msecs_to_jiffies(p->tlb_flush_ms);
+#ifndef CONFIG_PPC
+	flush_tlb_all();
+#endif
+	WRITE_ONCE(nr_tlb_flushes, nr_tlb_flushes + 1);
+}
+
+/*
+ * Flush TLBs after a sample's accessed bits were cleared; count what the
+ * schemes moved and left alone; show the intervals in use.
+ */
 static int damon_tier_after_sampling(struct damon_ctx *c)
 {
 	struct damos_stat *last;
 	struct damos *s;
 	int i = 0;
+
+	damon_tier_flush_tlb(&damon_tier_running_params);
 
 	damon_for_each_scheme(s, c) {
 		if (i >= DAMON_TIER_MAX_SCHEMES)
@@ -1410,6 +1461,8 @@ static int damon_tier_turn(bool on)
 	WRITE_ONCE(bytes_skipped_cpuset, 0);
 	WRITE_ONCE(bytes_skipped_mlock, 0);
 	damon_tier_next_topo_check = jiffies;
+	damon_tier_next_tlb_flush = jiffies;
+	WRITE_ONCE(nr_tlb_flushes, 0);
 	/*
 	 * The schemes of an earlier run keep their stats: count from what
 	 * they have done so far.

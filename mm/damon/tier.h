@@ -71,6 +71,8 @@ struct damon_tier_topo {
  * @quota_reset_interval_ms:	quota interval, ms
  * @respect_placement:		keep memory policies, cpusets and mlock
  * @goal_tuner:			the schemes' quota goal tuner
+ * @tlb_flush_ms:		least ms between TLB flushes after sampling,
+ *				0 for none
  * @attrs:			monitoring attributes, intervals goal included
  * @memcg:			only one memory cgroup's pages are moved
  * @memcg_id:			that cgroup, if @memcg (0 once it is gone)
@@ -83,6 +85,7 @@ struct damon_tier_params {
 	unsigned long quota_reset_interval_ms;
 	bool respect_placement;
 	enum damos_quota_goal_tuner goal_tuner;
+	unsigned long tlb_flush_ms;
 	struct damon_attrs attrs;
 	bool memcg;
 	unsigned short memcg_id;

@@ -17,6 +17,7 @@ static const struct damon_tier_params damon_tier_test_params = {
 	.quota_reset_interval_ms = 1000,
 	.respect_placement = true,
 	.goal_tuner = DAMOS_QUOTA_GOAL_TUNER_TEMPORAL,
+	.tlb_flush_ms = 200,
 	.attrs = {
 		.sample_interval = 5000,
 		.aggr_interval = 100000,
@@ -367,7 +368,7 @@ static void damon_tier_test_bad_params(struct kunit *test)
 	};
 	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 2);
 	struct damon_tier_topo *empty = damon_tier_test_topo(test, nodes, 0);
-	const int nr_bad = 12;
+	const int nr_bad = 13;
 	struct damon_tier_params *bad = kunit_kcalloc(test, nr_bad,
 						      sizeof(*bad), GFP_KERNEL);
 	struct damon_ctx *c;
@@ -388,6 +389,7 @@ static void damon_tier_test_bad_params(struct kunit *test)
 	bad[9].attrs.max_nr_regions = 9;	/* below min_nr_regions */
 	bad[10].attrs.sample_interval = 4000;	/* below min_sample_us */
 	bad[11].attrs.intervals_goal.min_sample_us = 20000000;
+	bad[12].tlb_flush_ms = (1UL << 20) + 1;
 	KUNIT_EXPECT_TRUE(test, damon_tier_params_valid(&damon_tier_test_params));
 
 	for (i = 0; i < nr_bad; i++) {

@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import sys
+import time
 
 import tiering_util
 
@@ -34,7 +35,7 @@ def main():
     defaults = {"target_used_bp": "9970", "target_free_bp": "50", "quota_mb": "200",
                 "quota_reset_interval_ms": "1000", "enabled": "N", "kdamond_pid": "-1",
                 "bytes_promoted": "0", "bytes_demoted": "0", "goal_tuner": "temporal",
-                "backoff_ms": "0"}
+                "backoff_ms": "0", "tlb_flush_ms": "200", "nr_tlb_flushes": "0"}
     for k, v in defaults.items():
         expect(read(k) == v, "%s defaults to %s" % (k, v))
     bad = {
@@ -54,6 +55,7 @@ def main():
         "commit_inputs": ["maybe", "\n"],
         "goal_tuner": ["exchange", "Temporal", "\n", "consist2", "1"],
         "respect_placement": ["maybe", "2", "\n", "-1"],
+        "tlb_flush_ms": ["-1", "1048577", "1.5", "x", "\n", "99999999999999999999999"],
     }
     for name, vals in bad.items():
         before = read(name)
@@ -75,7 +77,7 @@ def main():
     for name in ("kdamond_pid", "bytes_promoted", "bytes_demoted", "nr_schemes",
                  "nr_regions", "bytes_skipped_policy", "bytes_skipped_cpuset",
                  "bytes_skipped_mlock", "sample_interval_us", "aggr_interval_us",
-                 "free_floor_bp", "backoff_ms"):
+                 "free_floor_bp", "backoff_ms", "nr_tlb_flushes"):
         expect(write(name, "5") in (errno.EACCES, errno.EPERM), "%s is read-only" % name)
     expect(write("target_used_bp", "9900") == 0 and read("target_used_bp") == "9900",
            "target_used_bp accepts 9900")
@@ -96,6 +98,29 @@ def main():
     expect(read("enabled") == "Y", "still running after the refused commit")
     write("sample_interval", "5000")
     expect(write("commit_inputs", "Y") == 0, "running: a good commit is taken")
+    # TLB flushes follow the committed interval: some every 100 ms, none at 0.
+    expect(write("tlb_flush_ms", "100") == 0 and write("commit_inputs", "Y") == 0,
+           "running: commit tlb_flush_ms 100")
+    n0 = int(read("nr_tlb_flushes"))
+    n1 = int(tiering_util.poll(lambda: read("nr_tlb_flushes"),
+                               lambda v: int(v) >= n0 + 5, 30))
+    expect(n1 >= n0 + 5, "tlb_flush_ms 100: flushes go on (%d, then %d)" % (n0, n1))
+    expect(write("tlb_flush_ms", "0") == 0 and write("commit_inputs", "Y") == 0,
+           "running: commit tlb_flush_ms 0")
+
+    # The kdamond takes a commit at its next aggregation: wait for a quiet
+    # second, then the count must stay where it is.
+    def quiet():
+        was = read("nr_tlb_flushes")
+        time.sleep(1)
+        return read("nr_tlb_flushes") == was
+    expect(tiering_util.wait_for(quiet, 30), "tlb_flush_ms 0: flushes stop")
+    n0 = int(read("nr_tlb_flushes"))
+    time.sleep(3)
+    n1 = int(read("nr_tlb_flushes"))
+    expect(n1 == n0, "tlb_flush_ms 0: no flush in 3 s (%d, then %d)" % (n0, n1))
+    write("tlb_flush_ms", "200")
+    expect(write("commit_inputs", "Y") == 0, "commit tlb_flush_ms 200 back")
     # An access ratio of 0 is a goal DAMON takes (mainline's rule).
     saved = {k: read(k) for k in ("intervals_goal_access_bp", "sample_interval",
                                   "intervals_goal_min_sample_us",

@@ -50,6 +50,8 @@ MECHS = {
     # The same on mainline's other goal tuner.
     "damon_tier_consist": {"damon_tier": {"goal_tuner": "consist"}},
     "damon_tier_temporal": {"damon_tier": {"goal_tuner": "temporal"}},
+    # The same without its TLB flushes, as mainline DAMON samples.
+    "damon_tier_tlb0": {"damon_tier": {"tlb_flush_ms": "0"}},
     # damo's scripts/mem_tier.sh with the temporal tuner on both schemes.
     "damo_temporal": {"damo": damo_mem_tier.RECIPE_TEMPORAL},
     # klruscand + kpromoted on their defaults; they only promote, so
@@ -245,7 +247,8 @@ def run_cell(cell, workload):
            "boot_settings": boot, "samples": samples}
     if "damon_tier" in mech:
         res["damon_tier"] = dict((k, read(PARAMS + "/" + k)) for k in
-                                 ("goal_tuner", "target_used_bp", "target_free_bp")
+                                 ("goal_tuner", "target_used_bp", "target_free_bp",
+                                  "tlb_flush_ms", "nr_tlb_flushes")
                                  if os.path.exists(PARAMS + "/" + k))
         put(PARAMS + "/enabled", "N")
         for k, v in saved.items():
