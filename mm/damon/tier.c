@@ -167,13 +167,17 @@ static unsigned long quota_reset_interval_ms __read_mostly = 1000;
 
 /*
  * Least milliseconds between flushes of every CPU's TLB, each right after
- * DAMON cleared the accessed bits it samples; 0 for none (at most 2^20).
- * DAMON clears them without a flush: a CPU that keeps a page's
- * translation cached does not set the bit again, so hot memory the TLBs
- * cover (a small hot set, huge pages) looks idle until its entries are
- * evicted, to the monitor and to the page-level young check alike.
+ * DAMON cleared the accessed bits it samples; 0 for none (at most 2^20,
+ * and only 0 where DAMON_TIER_TLB_FLUSH is not set).  DAMON clears them
+ * without a flush: a CPU that keeps a page's translation cached does not
+ * set the bit again, so hot memory the TLBs cover (a small hot set, huge
+ * pages) looks idle until its entries are evicted, to the monitor and to
+ * the page-level young check alike.
  */
-static unsigned long tlb_flush_ms __read_mostly = 200;
+#define DAMON_TIER_MAX_TLB_FLUSH_MS \
+	(IS_ENABLED(CONFIG_DAMON_TIER_TLB_FLUSH) ? 1UL << 20 : 0)
+static unsigned long tlb_flush_ms __read_mostly =
+	IS_ENABLED(CONFIG_DAMON_TIER_TLB_FLUSH) ? 200 : 0;
 
 /* TLB flushes since the last enable (read-only). */
 static unsigned long nr_tlb_flushes;
@@ -301,9 +305,11 @@ static int damon_tier_positive_set(const char *val,
 	return damon_tier_param_set_bounded(val, kp, 1, 1UL << 20);
 }
 
-static int damon_tier_ms0_set(const char *val, const struct kernel_param *kp)
+static int damon_tier_tlb_flush_ms_set(const char *val,
+				       const struct kernel_param *kp)
 {
-	return damon_tier_param_set_bounded(val, kp, 0, 1UL << 20);
+	return damon_tier_param_set_bounded(val, kp, 0,
+					    DAMON_TIER_MAX_TLB_FLUSH_MS);
 }
 
 static int damon_tier_quota_mb_set(const char *val,
@@ -369,7 +375,7 @@ static const struct kernel_param_ops damon_tier_##name##_ops = {	\
 DAMON_TIER_PARAM_OPS(bp);
 DAMON_TIER_PARAM_OPS(bp0);
 DAMON_TIER_PARAM_OPS(positive);
-DAMON_TIER_PARAM_OPS(ms0);
+DAMON_TIER_PARAM_OPS(tlb_flush_ms);
 DAMON_TIER_PARAM_OPS(quota_mb);
 DAMON_TIER_PARAM_OPS(us);
 DAMON_TIER_PARAM_OPS(any);
@@ -380,7 +386,8 @@ module_param_cb(target_free_bp, &damon_tier_bp_ops, &target_free_bp, 0600);
 module_param_cb(quota_mb, &damon_tier_quota_mb_ops, &quota_mb, 0600);
 module_param_cb(quota_reset_interval_ms, &damon_tier_positive_ops,
 		&quota_reset_interval_ms, 0600);
-module_param_cb(tlb_flush_ms, &damon_tier_ms0_ops, &tlb_flush_ms, 0600);
+module_param_cb(tlb_flush_ms, &damon_tier_tlb_flush_ms_ops, &tlb_flush_ms,
+		0600);
 module_param_cb(sample_interval, &damon_tier_us_ops,
 		&damon_tier_mon_attrs.sample_interval, 0600);
 module_param_cb(aggr_interval, &damon_tier_us_ops,
@@ -412,7 +419,7 @@ bool damon_tier_params_valid(const struct damon_tier_params *p)
 		p->target_free_bp && p->target_free_bp <= 10000 &&
 		p->quota_mb && p->quota_mb <= ULONG_MAX >> 20 &&
 		p->quota_reset_interval_ms &&
-		p->tlb_flush_ms <= 1UL << 20 &&
+		p->tlb_flush_ms <= DAMON_TIER_MAX_TLB_FLUSH_MS &&
 		a->sample_interval && a->sample_interval <= a->aggr_interval &&
 		a->min_nr_regions >= 3 &&
 		a->min_nr_regions <= a->max_nr_regions &&
@@ -818,6 +825,8 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 			memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
 		memcpy(&damon_tier_running_topo, topo, sizeof(*topo));
 		damon_tier_running_params = *p;
+		/* A new interval counts from now, not from the old deadline. */
+		damon_tier_next_tlb_flush = jiffies;
 		WRITE_ONCE(nr_schemes, damon_tier_nr_schemes(param_ctx));
 	}
 	damon_destroy_ctx(param_ctx);
@@ -1299,23 +1308,22 @@ static void damon_tier_pace(struct damon_ctx *c)
 
 /*
  * Called right after DAMON cleared the accessed bits of a sample: flush
- * every CPU's TLB, at most every tlb_flush_ms, so that the next access to
- * each of those pages walks the page table and sets its bit again.
- * powerpc has no flush of every context that generic code may call: there
- * nothing is flushed, and nothing counted.
+ * every CPU's TLB, at most every tlb_flush_ms, so that the first access
+ * to each of those pages in this sample walks the page table and sets the
+ * bit again.  Later samples until the next flush see only the pages whose
+ * entries were evicted meanwhile, as without flushes.
  */
 static void damon_tier_flush_tlb(const struct damon_tier_params *p)
 {
+#ifdef CONFIG_DAMON_TIER_TLB_FLUSH
 	unsigned long now = jiffies;
 
-	if (IS_ENABLED(CONFIG_PPC) || !p->tlb_flush_ms ||
-	    time_before(now, damon_tier_next_tlb_flush))
+	if (!p->tlb_flush_ms || time_before(now, damon_tier_next_tlb_flush))
 		return;
 	damon_tier_next_tlb_flush = now + msecs_to_jiffies(p->tlb_flush_ms);
-#ifndef CONFIG_PPC
 	flush_tlb_all();
-#endif
 	WRITE_ONCE(nr_tlb_flushes, nr_tlb_flushes + 1);
+#endif
 }
 
 /*
@@ -1461,7 +1469,6 @@ static int damon_tier_turn(bool on)
 	WRITE_ONCE(bytes_skipped_cpuset, 0);
 	WRITE_ONCE(bytes_skipped_mlock, 0);
 	damon_tier_next_topo_check = jiffies;
-	damon_tier_next_tlb_flush = jiffies;
 	WRITE_ONCE(nr_tlb_flushes, 0);
 	/*
 	 * The schemes of an earlier run keep their stats: count from what

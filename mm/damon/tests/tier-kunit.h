@@ -17,7 +17,7 @@ static const struct damon_tier_params damon_tier_test_params = {
 	.quota_reset_interval_ms = 1000,
 	.respect_placement = true,
 	.goal_tuner = DAMOS_QUOTA_GOAL_TUNER_TEMPORAL,
-	.tlb_flush_ms = 200,
+	.tlb_flush_ms = IS_ENABLED(CONFIG_DAMON_TIER_TLB_FLUSH) ? 200 : 0,
 	.attrs = {
 		.sample_interval = 5000,
 		.aggr_interval = 100000,
@@ -391,6 +391,12 @@ static void damon_tier_test_bad_params(struct kunit *test)
 	bad[11].attrs.intervals_goal.min_sample_us = 20000000;
 	bad[12].tlb_flush_ms = (1UL << 20) + 1;
 	KUNIT_EXPECT_TRUE(test, damon_tier_params_valid(&damon_tier_test_params));
+	if (IS_ENABLED(CONFIG_DAMON_TIER_TLB_FLUSH)) {
+		struct damon_tier_params most = damon_tier_test_params;
+
+		most.tlb_flush_ms = 1UL << 20;
+		KUNIT_EXPECT_TRUE(test, damon_tier_params_valid(&most));
+	}
 
 	for (i = 0; i < nr_bad; i++) {
 		c = damon_tier_test_ctx(test);
