@@ -83,6 +83,8 @@ def cells_for(topology, quick, runs=None, seconds=90, parts=PARTS):
                       for w in ("flush", "noflush", "change")]
             if quick:
                 others = [(m, "noflush", 200) for m in mechs]
+            # damon_tier without its TLB flushes, on the cell they change most.
+            others.append(("damon_tier_tlb0", "noflush", 64))
         if quick:
             # The cells that have missed goals before, once each.
             base = [c for c in base if c[0:2] != ("damon_tier", "flush") and c[2] != 64]
