@@ -168,6 +168,12 @@ def figures(res, topology):
         mean = sum(used) / len(used)
         f["used_mean_bp"] = mean
         f["used_sd_bp"] = (sum((u - mean) ** 2 for u in used) / len(used)) ** 0.5
+    # Of the free share, what the per-CPU lists held (older samples lack it).
+    total_kb = res.get("node_total_kb")
+    pcp = [s["pcp_kb"] * 10000 / total_kb for s in smp
+           for a, b in windows if a <= s["t"] <= b and "pcp_kb" in s] if total_kb else []
+    if pcp:
+        f["pcp_mean_bp"] = sum(pcp) / len(pcp)
     f["floor_bp"] = max((s.get("free_floor_bp", s["floor_bp"]) for s in smp[-10:]),
                         default=None)
     cpus = [cpu_pct(smp, a, b) for a, b in windows]
@@ -264,7 +270,9 @@ def row(f):
                                         if f.get("extra_cold_mb") else ""),
         f["run"], reach, held, end,
         fmt(f.get("used_mean_bp"), "%.2f%%", "-") if f.get("used_mean_bp") is None
-        else "%.2f%%" % (f["used_mean_bp"] / 100),
+        else "%.2f%%" % (f["used_mean_bp"] / 100) +
+        ("" if f.get("pcp_mean_bp") is None
+         else " (%.2f pp on per-CPU lists)" % (f["pcp_mean_bp"] / 100)),
         fmt(f.get("used_sd_bp"), "%.2f", "-") if f.get("used_sd_bp") is None
         else "%.2f" % (f["used_sd_bp"] / 100),
         fmt(f.get("floor_bp"), "%.2f%%") if f.get("floor_bp") is None
@@ -399,8 +407,9 @@ def report(results):
     lines += ["Columns: 90% after: seconds from enabling (A) and from the pattern change "
               "(B) until 90% of the hot set is on the top node; held: it stayed at or "
               "above 90% at every sample after; top node used: MemTotal - MemFree of "
-              "the top node, the per-CPU free lists counted as free, from 30 s to the "
-              "end (pattern change: the last 30 s of each phase); free floor: the top "
+              "the top node, the per-CPU free lists counted as free (in brackets: the "
+              "mean share they held), from 30 s to the end (pattern change: the last "
+              "30 s of each phase); free floor: the top "
               "node's high watermarks, boost included, as damon_tier reports them "
               "(free_floor_bp) or /proc/zoneinfo shows them; CPU settled: the "
               "mechanism's kernel threads (kdamonds; kswapd for none and NUMA "

@@ -213,6 +213,7 @@ def run_cell(cell, workload):
         s = {"t": round(time.time() - t0, 1), "set": label or "A",
              "residency": counts.get(top, 0) / hot_pages,
              "used_bp": (total - f - pcp) * 10000 // total,
+             "pcp_kb": pcp,
              "floor_bp": zone_floor_bp(top),
              "unreclaimable": tiering_util.node_unreclaimable(top),
              "cpu_s": (thread_ticks(pids) - c0) / clk,
