@@ -163,15 +163,16 @@ def figures(res, topology):
         windows = [(p["end_t"] - 30, p["end_t"]) for p in (f["A"], f["B"]) if p]
     else:
         windows = [(SETTLE_FROM_S, end_t)]
-    used = [s["used_bp"] for s in smp for a, b in windows if a <= s["t"] <= b]
+    settled = [s for s in smp for a, b in windows if a <= s["t"] <= b]
+    used = [s["used_bp"] for s in settled]
     if used:
         mean = sum(used) / len(used)
         f["used_mean_bp"] = mean
         f["used_sd_bp"] = (sum((u - mean) ** 2 for u in used) / len(used)) ** 0.5
     # Of the free share, what the per-CPU lists held (older samples lack it).
     total_kb = res.get("node_total_kb")
-    pcp = [s["pcp_kb"] * 10000 / total_kb for s in smp
-           for a, b in windows if a <= s["t"] <= b and "pcp_kb" in s] if total_kb else []
+    pcp = [s["pcp_kb"] * 10000 / total_kb for s in settled
+           if "pcp_kb" in s] if total_kb else []
     if pcp:
         f["pcp_mean_bp"] = sum(pcp) / len(pcp)
     f["floor_bp"] = max((s.get("free_floor_bp", s["floor_bp"]) for s in smp[-10:]),
