@@ -12,8 +12,9 @@ and writes the report section.  Run alone for one topology or a few cells:
 
 Goals for damon_tier (default settings, every cell, worst run): 90% of the
 hot set on the top node within 15 s of the start and of a pattern change,
-held to the end of the phase; the top node 99.0-100% used once settled, or
-within 0.5 pp of its watermark floor where that is above 1%; its kdamond at
+held to the end of the phase; the top node's free share once settled within
+0.5 pp of its free target (target_free_bp, 0.5%: 99.0-100% used), or of its
+watermark floor where the floor is above the target; its kdamond at
 most 2% of a vCPU once settled; at most 2 bytes migrated per hot byte
 brought up (not judged on a pattern change); data intact.  A cell whose
 goal cannot be reached is judged on its kdamond CPU only.
@@ -36,6 +37,9 @@ KL_GOAL_REACH_S = 30
 GOAL_CPU_PCT = 2.0
 GOAL_BYTES_PER_HOT = 2.0
 SETTLE_FROM_S = 30
+# The settled top node's free share: its aim, give or take this (bp).
+GOAL_BAND_BP = 50
+DEFAULT_TARGET_FREE_BP = 50
 
 
 def cell_seconds(workload, seconds):
@@ -191,6 +195,8 @@ def figures(res, topology):
     f["mean_share"] = r
     f["stall_ratio"] = (r * l_top + (1 - r) * l_low) / l_top
     f["sample_ms_end"] = (smp[-1].get("sample_interval_us") or 0) / 1000 if smp else None
+    tier = res.get("damon_tier") or {}
+    f["target_free_bp"] = int(tier.get("target_free_bp", DEFAULT_TARGET_FREE_BP))
     f["intact"] = res.get("hot_intact") and res.get("cold_intact")
     f["extra_cold_mb"] = cell.get("extra_cold_mb", 0)
     if cell["mech"] == "klruscand" and smp:
@@ -221,6 +227,12 @@ def judge_klruscand(f):
     return miss
 
 
+def free_aim_bp(f):
+    """The free share a settled top node is judged against: its free
+    target, or its watermark floor where the kernel keeps more free."""
+    return max(f.get("target_free_bp", DEFAULT_TARGET_FREE_BP), f.get("floor_bp") or 0)
+
+
 def judge(f):
     """The goals a damon_tier cell misses; an empty list when it meets all."""
     if f["mech"] == "klruscand":
@@ -241,9 +253,7 @@ def judge(f):
         elif not p["held"]:
             miss.append("held " + ph)
     used = f.get("used_mean_bp")
-    floor = f.get("floor_bp") or 0
-    ok_used = used is not None and (9900 <= used <= 10000 or
-                                    (floor > 100 and abs((10000 - used) - floor) <= 50))
+    ok_used = used is not None and abs((10000 - used) - free_aim_bp(f)) <= GOAL_BAND_BP
     if not ok_used:
         miss.append("used")
     if f["workload"] != "change" and (f["per_hot"] is None or f["per_hot"] > GOAL_BYTES_PER_HOT):
@@ -412,7 +422,9 @@ def report(results):
               "mean share they held), from 30 s to the end (pattern change: the last "
               "30 s of each phase); free floor: the top "
               "node's high watermarks, boost included, as damon_tier reports them "
-              "(free_floor_bp) or /proc/zoneinfo shows them; CPU settled: the "
+              "(free_floor_bp) or /proc/zoneinfo shows them (the settled free share "
+              "is judged within 0.5 pp of the larger of the floor and target_free_bp); "
+              "CPU settled: the "
               "mechanism's kernel threads (kdamonds; kswapd for none and NUMA "
               "balancing) in % of one vCPU over the same span (pattern change: the "
               "worse phase); migrated per hot byte up: pgmigrate_success over the "
