@@ -227,10 +227,18 @@ def judge_klruscand(f):
     return miss
 
 
-def free_aim_bp(f):
-    """The free share a settled top node is judged against: its free
-    target, or its watermark floor where the kernel keeps more free."""
-    return max(f.get("target_free_bp", DEFAULT_TARGET_FREE_BP), f.get("floor_bp") or 0)
+def settled_in_band(f):
+    """Whether the settled top node's free share lies within GOAL_BAND_BP of
+    its free target, or of its watermark floor where the kernel keeps more
+    free than the target."""
+    used = f.get("used_mean_bp")
+    if used is None:
+        return False
+    free = 10000 - used
+    target = f.get("target_free_bp", DEFAULT_TARGET_FREE_BP)
+    floor = f.get("floor_bp") or 0
+    return (abs(free - target) <= GOAL_BAND_BP or
+            (floor > target and abs(free - floor) <= GOAL_BAND_BP))
 
 
 def judge(f):
@@ -252,9 +260,7 @@ def judge(f):
             miss.append("reach " + ph)
         elif not p["held"]:
             miss.append("held " + ph)
-    used = f.get("used_mean_bp")
-    ok_used = used is not None and abs((10000 - used) - free_aim_bp(f)) <= GOAL_BAND_BP
-    if not ok_used:
+    if not settled_in_band(f):
         miss.append("used")
     if f["workload"] != "change" and (f["per_hot"] is None or f["per_hot"] > GOAL_BYTES_PER_HOT):
         miss.append("bytes")
@@ -423,7 +429,8 @@ def report(results):
               "30 s of each phase); free floor: the top "
               "node's high watermarks, boost included, as damon_tier reports them "
               "(free_floor_bp) or /proc/zoneinfo shows them (the settled free share "
-              "is judged within 0.5 pp of the larger of the floor and target_free_bp); "
+              "is judged within 0.5 pp of target_free_bp, or of the floor where that is "
+              "higher); "
               "CPU settled: the "
               "mechanism's kernel threads (kdamonds; kswapd for none and NUMA "
               "balancing) in % of one vCPU over the same span (pattern change: the "

@@ -55,5 +55,11 @@ def test_admin_target_is_the_aim():
     assert misses_used(9749, 47, target_free_bp=200)
 
 
+def test_full_node_meets_the_default_goal():
+    # 99.0-100% used meets the default goal whatever the floor did.
+    assert not misses_used(9950, 118)
+    assert not misses_used(9900, 160)
+
+
 def test_missing_figure_misses():
     assert misses_used(None, 47)
