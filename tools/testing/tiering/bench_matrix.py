@@ -37,7 +37,8 @@ KL_GOAL_REACH_S = 30
 GOAL_CPU_PCT = 2.0
 GOAL_BYTES_PER_HOT = 2.0
 SETTLE_FROM_S = 30
-# The settled top node's free share: its aim, give or take this (bp).
+# How far (bp) a settled top node's free share may lie from its free target,
+# or from its floor where that is higher; damon_tier's default target_free_bp.
 GOAL_BAND_BP = 50
 DEFAULT_TARGET_FREE_BP = 50
 
