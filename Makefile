@@ -10,6 +10,7 @@
 #   make refresh  regenerate patches/ from edits to upstream files in build/src
 #   make patch    one combined patch: build/out/tiering-6.12.patch
 #   make real-config  build/real/.config: Debian's amd64 config + tiering
+#                 (REAL_FLAVOUR=cloud-amd64 for Debian's cloud flavour)
 #   make deb      Debian packages for a real machine in build/deb (hours)
 
 TOP := $(CURDIR)
@@ -76,6 +77,7 @@ check: kernel kernel-run kernel-nonuma selftests venv patch real-config
 # A kernel for real hardware: Debian's configuration of the pinned base with
 # the tiering options, checked to survive (part of make check); and its
 # packages, which take hours on two cores (not part of make check).
+# REAL_FLAVOUR given to make reaches the script through the environment.
 real-config: prepare
 	@$(T)/real-config.sh
 
