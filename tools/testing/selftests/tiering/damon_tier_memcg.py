@@ -122,6 +122,7 @@ def main():
             100.0 * (total - free) / total, HOT_MB))
         before = {b.name + str(i): b.nodes() for i, b in enumerate(bufs)}
 
+        vm0 = tiering_util.vmstat()
         tiering_util.must_write(PARAMS + "/memcg_path", "/tiered")
         expect(write(PARAMS + "/enabled", "Y") == 0, "damon_tier enabled for /tiered")
         # At least --seconds; up to --limit while the hot set is not up.
@@ -142,6 +143,12 @@ def main():
         after = {b.name + str(i): b.nodes() for i, b in enumerate(bufs)}
         for k in before:
             print("%-22s before %s after %s" % (k, before[k], after[k]))
+        # Who else migrated while it ran (compaction moves pages within node0).
+        vm1 = tiering_util.vmstat()
+        print("vmstat deltas: %s" % " ".join(
+            "%s %d" % (c, vm1.get(c, 0) - vm0.get(c, 0)) for c in (
+                "pgmigrate_success", "compact_isolated", "pgdemote_kswapd",
+                "pgdemote_direct", "pgpromote_success", "numa_pages_migrated")))
 
         up = after["tiered hot3"].get(0, 0)
         expect(up >= pages * 3 // 4, "the tiered hot set came up: %d of %d pages on node0"

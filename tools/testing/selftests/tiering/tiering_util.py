@@ -230,12 +230,11 @@ def longest_run(pfns):
 _SYS_MOVE_PAGES = {"x86_64": 279, "aarch64": 239}
 
 
-def page_nodes(pid, lo, hi):
-    """The node of every page of [lo, hi) of @pid, from move_pages(2) with
-    no target nodes (a negative errno for a page it cannot tell)."""
+def _move_pages_status(pid, addrs):
+    """move_pages(2) with no target nodes: the status of each of @addrs."""
     libc = ctypes.CDLL(None, use_errno=True)
-    n = (hi - lo) // 4096
-    pages = (ctypes.c_void_p * n)(*range(lo, hi, 4096))
+    n = len(addrs)
+    pages = (ctypes.c_void_p * n)(*addrs)
     status = (ctypes.c_int * n)()
     ret = libc.syscall(ctypes.c_long(_SYS_MOVE_PAGES[platform.machine()]),
                        ctypes.c_long(pid), ctypes.c_ulong(n), pages, None,
@@ -245,9 +244,32 @@ def page_nodes(pid, lo, hi):
     return list(status)
 
 
+def page_nodes(pid, lo, hi, settle=1.0):
+    """The node of every page of [lo, hi) of @pid, from move_pages(2) with
+    no target nodes (a negative errno for a page it cannot tell).
+
+    A page that some migration (compaction, reclaim, NUMA balancing) has
+    unmapped at the moment of the call has a migration entry in its PTE,
+    and move_pages(2) reports -ENOENT for it.  Those pages are asked again
+    for up to @settle seconds, so that a count tells where a page is once
+    its migration has ended; a page not present at all stays -ENOENT."""
+    addrs = list(range(lo, hi, 4096))
+    status = _move_pages_status(pid, addrs)
+    deadline = time.monotonic() + settle
+    while time.monotonic() < deadline:
+        again = [i for i, s in enumerate(status) if s == -errno.ENOENT]
+        if not again:
+            break
+        time.sleep(0.02)
+        for i, s in zip(again, _move_pages_status(pid, [addrs[i] for i in again])):
+            status[i] = s
+    return status
+
+
 def buffer_nodes(pid, mb):
     """{node: pages} of the @mb MiB anonymous mapping of @pid, from
-    move_pages(2); a page being migrated right now is in no count."""
+    move_pages(2); a page whose migration outlasts page_nodes()' wait is
+    in no count."""
     counts = {}
     for nid in page_nodes(pid, *buffer_range(pid, mb)):
         if nid >= 0:
