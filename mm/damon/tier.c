@@ -1090,6 +1090,9 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 	}
 	if (x->backoff && time_before(now, x->next_lead))
 		return 0;
+	/* A wait that ran out must not come back when jiffies wrap. */
+	if (x->backoff)
+		x->next_lead = now;
 	/*
 	 * While promotion finds hot memory: twice what it moved, but at
 	 * most a few probes (more while DAMON sees that much hot memory

@@ -95,8 +95,10 @@ struct damon_tier_params {
 /**
  * struct damon_tier_pace - exchange state of one upper node
  * @lead:	bytes demotion keeps free above its goal for promotion
- * @backoff:	passes in a row that asked demotion for room it could not make
- * @next_lead:	jiffies before which no lead is kept, after such passes
+ * @backoff:	log2 of the passes demotion rests: one more for each ask
+ *		that did not make the room asked for, 0 once a pass moves
+ *		enough
+ * @next_lead:	jiffies before which no lead is kept while @backoff is set
  * @promoted:	bytes promoted into the node in this aggregation interval
  * @promoted_last: bytes promoted into the node in the last one
  * @finding:	whether promotion found something to move when it last had

@@ -523,6 +523,11 @@ static void damon_tier_test_lead_backs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
 						   now + 2 * pass, pass),
 			DAMON_TIER_READY_PROBES * probe);
+	/* A wait that ran out cannot come back when jiffies wrap. */
+	KUNIT_EXPECT_EQ(test, damon_tier_next_lead(&x, 0, 0, 1, probe, cap,
+						   now + 3 * pass, pass),
+			DAMON_TIER_READY_PROBES * probe);
+	KUNIT_EXPECT_EQ(test, x.next_lead, now + 3 * pass);
 	for (i = 0; i < DAMON_TIER_MAX_BACKOFF + 3; i++) {
 		x.asked = probe;
 		damon_tier_next_lead(&x, 0, 0, 1, probe, cap, now, pass);
