@@ -12,10 +12,10 @@ fail=0
 command -v damo > /dev/null || { echo "FAIL: damo not installed"; exit 1; }
 [ -d $A ] || { echo "FAIL: no DAMON sysfs"; exit 1; }
 
-# In 6.12 a kdamond's state file answers EBUSY while a kdamond's callback
-# holds damon_sysfs_lock (state_show() only try-locks it), and with two
-# kdamonds running that window is hit now and then: read it again then.
-# Any value read is checked as it is.
+# In 6.12 a kdamond's state file answers EBUSY while another sysfs user,
+# or a kdamond handling that user's request, holds damon_sysfs_lock
+# (state_show() only try-locks it): read it again then.  Any value read
+# is checked as it is.
 check() {	# FILE EXPECTED
 	tries=0
 	until got=$(cat "$A/$1" 2>/dev/null) || [ $tries -ge 20 ]; do

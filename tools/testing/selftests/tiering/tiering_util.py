@@ -37,8 +37,9 @@ def state_write(kdamond, cmd):
     """Write @cmd to the state file of the DAMON sysfs @kdamond directory;
     return 0 or the errno.
 
-    The write answers EBUSY while a kdamond callback holds damon_sysfs_lock
-    (state_store() only try-locks it): it is tried again, for up to 10 s.
+    The write answers EBUSY while another sysfs user, or a kdamond handling
+    that user's request, holds damon_sysfs_lock (state_store() only
+    try-locks it): it is tried again, for up to 10 s.
     """
     end = time.time() + 10
     while True:
@@ -117,9 +118,10 @@ def aggregated_regions(done, secs):
 def read_file(path):
     """The stripped contents of @path.
 
-    A kdamond's DAMON sysfs state file answers EBUSY while a kdamond holds
-    damon_sysfs_lock (6.12's state_show() only try-locks it), as damo
-    knows: such a read is tried again, for up to a second.
+    A kdamond's DAMON sysfs state file answers EBUSY while another sysfs
+    user, or a kdamond handling that user's request, holds damon_sysfs_lock
+    (6.12's state_show() only try-locks it): such a read is tried again,
+    for up to a second.
     """
     for _ in range(50):
         try:
