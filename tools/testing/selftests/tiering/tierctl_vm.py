@@ -134,10 +134,10 @@ def check_damo_policy(args, cgroup=None):
         p = tierctl("damo-policy", *args, "-o", f)
         expect(p.returncode == 0 and os.path.exists(f), "damo-policy %s -o FILE" % " ".join(args))
         pol = json.load(open(f))
-        p = damo_run(["start", f], len(pol["kdamonds"]))
+        n = len(pol["kdamonds"])
+        p = damo_run(["start", f], n)
         expect(p.returncode == 0, "damo start FILE exits 0: %s" % p.stdout.strip()[-300:])
         try:
-            n = len(pol["kdamonds"])
             for i, kd in enumerate(pol["kdamonds"]):
                 s = kd["contexts"][0]["schemes"][0]
                 g = s["quotas"]["goals"][0]
@@ -169,9 +169,8 @@ def check_damo_policy(args, cgroup=None):
                                i, g["metric"], cgroup, g["target_value"]))
             expect(n >= 2, "%d kdamonds (demotion and promotion)" % n)
         finally:
-            p = damo_run(["stop"], len(pol["kdamonds"]))
-            left = [i for i in range(len(pol["kdamonds"]))
-                    if read_file("%s/%d/state" % (ADMIN, i)) != "off"]
+            p = damo_run(["stop"], n)
+            left = [i for i in range(n) if read_file("%s/%d/state" % (ADMIN, i)) != "off"]
             # Stop what damo left on, so the failure stays this test's.
             for i in left:
                 tiering_util.state_write("%s/%d" % (ADMIN, i), "off")
