@@ -895,8 +895,16 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 #define DAMON_TIER_READY_PROBES	2
 /* At most 2^this passes between leads that move nothing. */
 #define DAMON_TIER_MAX_BACKOFF	6
+/* Passes the pacing waits for an apply pass to take its settings. */
+#define DAMON_TIER_PACE_WAIT_PASSES	3
 
 static unsigned long damon_tier_last_pace;
+/*
+ * Whether a scheme was applied to a region since the last pacing (tried:
+ * the page filters and the migration may still move nothing): set by the
+ * kdamond's before_damos_apply(), read and cleared by its pacing.
+ */
+static bool damon_tier_applied;
 
 /*
  * Free memory of the upper node the allocator keeps for itself, in bp of
@@ -1273,6 +1281,27 @@ static unsigned long damon_tier_pass_us(struct damon_ctx *c)
 }
 
 /*
+ * Whether to pace at @now, jiffies: @wait after the last pacing at @last
+ * (0: none yet), and once an apply pass took the last pacing's settings
+ * (@applied).  DAMON applies the schemes on counted samples, the pacing
+ * runs on jiffies: pacing again before a pass applied would replace
+ * settings unused, and an ask for room that no pass tried would count as
+ * one that failed.  A pass that found no region to apply to sets no flag:
+ * after DAMON_TIER_PACE_WAIT_PASSES passes of @pass, pace without it.
+ */
+static bool damon_tier_pace_due(unsigned long now, unsigned long last,
+				bool applied, unsigned long wait,
+				unsigned long pass)
+{
+	if (!last)
+		return true;
+	if (time_before(now, last + wait))
+		return false;
+	return applied ||
+		!time_before(now, last + DAMON_TIER_PACE_WAIT_PASSES * pass);
+}
+
+/*
  * Before each apply pass: pace every upper node's exchange.  On the
  * "consist" tuner the schemes run on their goals alone, unpaced, for
  * comparison.
@@ -1289,11 +1318,13 @@ static void damon_tier_pace(struct damon_ctx *c)
 	if (p->goal_tuner != DAMOS_QUOTA_GOAL_TUNER_TEMPORAL)
 		return;
 	/* Half a sample early: samples take at least their interval. */
-	if (damon_tier_last_pace &&
-	    time_before(now, damon_tier_last_pace +
-			usecs_to_jiffies(pass_us - c->attrs.sample_interval / 2)))
+	if (!damon_tier_pace_due(now, damon_tier_last_pace, damon_tier_applied,
+				 usecs_to_jiffies(pass_us -
+						  c->attrs.sample_interval / 2),
+				 usecs_to_jiffies(pass_us)))
 		return;
 	damon_tier_last_pace = now;
+	damon_tier_applied = false;
 	for (j = 0; j < damon_tier_running_topo.nr_nodes; j++) {
 		const struct damon_tier_node *n =
 			&damon_tier_running_topo.nodes[j];
@@ -1360,6 +1391,15 @@ static int damon_tier_after_sampling(struct damon_ctx *c)
 	WRITE_ONCE(sample_interval_us, c->attrs.sample_interval);
 	WRITE_ONCE(aggr_interval_us, c->attrs.aggr_interval);
 	damon_tier_pace(c);
+	return 0;
+}
+
+/* A scheme is about to be applied: the pass took the pacing's settings. */
+static int damon_tier_before_apply(struct damon_ctx *c,
+				   struct damon_target *t,
+				   struct damon_region *r, struct damos *s)
+{
+	damon_tier_applied = true;
 	return 0;
 }
 
@@ -1561,6 +1601,7 @@ static int __init damon_tier_init(void)
 		return err;
 	ctx->callback.after_sampling = damon_tier_after_sampling;
 	ctx->callback.after_aggregation = damon_tier_after_aggregation;
+	ctx->callback.before_damos_apply = damon_tier_before_apply;
 
 	/* "enabled" may have been set on the kernel command line. */
 	if (enabled) {

@@ -618,6 +618,35 @@ static void damon_tier_test_moved_wraps(struct kunit *test)
 }
 
 /*
+ * The pacing waits its wait, and then for an apply pass to have taken its
+ * settings, or for a few passes when none applied.
+ */
+static void damon_tier_test_pace_due(struct kunit *test)
+{
+	const unsigned long wait = 95, pass = 100, last = 1000;
+
+	KUNIT_EXPECT_TRUE(test, damon_tier_pace_due(7, 0, false, wait, pass));
+	KUNIT_EXPECT_FALSE(test, damon_tier_pace_due(last + 94, last, true,
+						     wait, pass));
+	KUNIT_EXPECT_TRUE(test, damon_tier_pace_due(last + 95, last, true,
+						    wait, pass));
+	KUNIT_EXPECT_FALSE(test, damon_tier_pace_due(last + 95, last, false,
+						     wait, pass));
+	KUNIT_EXPECT_FALSE(test, damon_tier_pace_due(last + 299, last, false,
+						     wait, pass));
+	KUNIT_EXPECT_TRUE(test, damon_tier_pace_due(last + 300, last, false,
+						    wait, pass));
+	/* Across a jiffies wrap. */
+	KUNIT_EXPECT_FALSE(test, damon_tier_pace_due(ULONG_MAX - 10,
+						     ULONG_MAX - 50, true,
+						     wait, pass));
+	KUNIT_EXPECT_FALSE(test, damon_tier_pace_due(49, ULONG_MAX - 50, false,
+						     wait, pass));
+	KUNIT_EXPECT_TRUE(test, damon_tier_pace_due(49, ULONG_MAX - 50, true,
+						    wait, pass));
+}
+
+/*
  * The regions the module's kdamond gets are whole pages, also in a kernel
  * built with DAMON's core KUnit suite, which shrinks the core's minimum
  * region size only while it runs: byte-sized regions made demotion stall
@@ -656,6 +685,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_lead_met_ask),
 	KUNIT_CASE(damon_tier_test_moved_wraps),
 	KUNIT_CASE(damon_tier_test_page_regions),
+	KUNIT_CASE(damon_tier_test_pace_due),
 	{},
 };
 
