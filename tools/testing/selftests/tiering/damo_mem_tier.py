@@ -61,6 +61,10 @@ import tiering_util
 KD = "/sys/kernel/mm/damon/admin/kdamonds"
 WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
 
+PCP_FRACTION = "/proc/sys/vm/percpu_pagelist_high_fraction"
+# Large enough that a 1 GiB node's per-CPU lists stay at their floor.
+PCP_FRACTION_FILL = 100000
+
 STAT_OFF = ["damo", "module", "stat", "write", "enabled", "N"]
 RECIPE = ["damo", "start",
           "--numa_node", "0", "--monitoring_intervals_goal", "4%", "3", "5ms", "10s",
@@ -125,7 +129,8 @@ def main():
     # promoting the hot set beside damo's kdamonds; restored at the end.
     saved = {p: read(p) for p in ("/proc/sys/vm/min_free_kbytes",
                                   "/proc/sys/vm/watermark_boost_factor",
-                                  "/proc/sys/kernel/numa_balancing")}
+                                  "/proc/sys/kernel/numa_balancing",
+                                  PCP_FRACTION)}
     put("/proc/sys/vm/min_free_kbytes", "2048")
     if temporal:
         print("settings prescribed by tier.rst for 1 GiB nodes: "
@@ -142,12 +147,24 @@ def main():
     cold_mb = max(16, (free - total // 100) // 1024)
     cold = None
     if not a.room:
+        # While the filler faults in, the per-CPU lists grow towards an
+        # eighth of the node (shared among its CPUs) and refill in batches
+        # of up to 8 MiB, taken off the free count that the watermark
+        # check reads: a last batch can leave node0 below its min
+        # watermark with the pages the filler needs on the lists, and with
+        # no reclaimable memory the allocator never drains them (OOM
+        # kill).  Hold the lists at their floor, four batches per CPU,
+        # until the filler is placed.
+        print("while placing the filler: vm.percpu_pagelist_high_fraction=%d"
+              % PCP_FRACTION_FILL)
+        put(PCP_FRACTION, str(PCP_FRACTION_FILL))
         cold = subprocess.Popen([WORKLOAD, "cold", str(cold_mb), "0"],
                                 stdout=subprocess.PIPE, text=True)
     hot = None
     try:
         if cold:
             ready = cold.stdout.readline().strip()
+            put(PCP_FRACTION, saved[PCP_FRACTION])
             if ready != "ready":
                 expect(False, "cold filler of %d MiB placed on node0 (exit %s)"
                        % (cold_mb, cold.wait()))
