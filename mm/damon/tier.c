@@ -884,7 +884,10 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
  * Pages demotion frees go to the per-CPU lists of the kdamond's CPU, where
  * the node's free page count and watermark checks do not see them: that
  * CPU's lists are drained after each pass that demoted, so that promotion
- * and the next reading see the room.
+ * and the next reading see the room.  Promotion's allocations take free
+ * pages to the lists in batches too: before demotion asks for room, lists
+ * holding more than half a probe are drained, so that demotion does not
+ * make room that is already there.
  */
 
 /* The probe lead: 1/DAMON_TIER_PROBE_SHARE of the upper node. */
@@ -961,10 +964,12 @@ static unsigned long damon_tier_pcp_pages(int nid)
 
 /*
  * Give the pages on this CPU's lists of @nid's zones back to the node: the
- * pages demotion freed, where the node's free count and the allocator's
- * watermark checks miss them.  Those that other CPUs' lists hold (the
- * kdamond moved, or other tasks freed them) only when they come to more
- * than @pages: draining every CPU's lists costs work on each of them.
+ * pages demotion freed or promotion's allocations took there, where the
+ * node's free count and the allocator's watermark checks miss them.  Those
+ * that other CPUs' lists hold (the kdamond moved, or other tasks freed
+ * them) only when they come to more than @pages: draining every CPU's
+ * lists takes each list's lock and the zone's from here, under a mutex
+ * that direct reclaim's own drain skips while it is held.
  */
 static void damon_tier_drain(int nid, unsigned long pages)
 {
@@ -1138,8 +1143,9 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	unsigned long up, tried_up, refused_up, down, hot = 0, total, free;
 	unsigned long floor, room;
 	unsigned long want, fill_to, lead, bp;
-	unsigned long probe, cap, floor_bp;
+	unsigned long probe, half_probe, cap, floor_bp;
 	struct damos_quota_goal *g;
+	bool resting, short_of;
 	struct sysinfo i;
 	struct damos *s;
 	int j, k;
@@ -1208,6 +1214,27 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	/* Free pages demotion keeps: its goal, at least the floor, and a lead. */
 	want = min(total, mult_frac(total, max(p->target_free_bp, floor_bp),
 				    10000) + (x->lead >> PAGE_SHIFT));
+	resting = x->backoff && time_before(now, x->next_lead);
+	half_probe = (probe >> PAGE_SHIFT) / 2;
+	/* A goal met in whole bp asks for nothing. */
+	short_of = damos_node_mem_bp_of(total, want, false) >
+		   damos_node_mem_bp_of(total, free, false);
+	/*
+	 * Free pages left from the batches promotion's allocations took wait
+	 * on the CPUs' lists, where the node's free count misses them: give
+	 * them back before demotion asks, or it makes room for them again,
+	 * and once the exchange ends the kernel returns them to a node that
+	 * is then freer than asked.
+	 */
+	if (short_of && !resting &&
+	    damon_tier_pcp_pages(nid) > half_probe) {
+		damon_tier_drain(nid, half_probe);
+		damos_node_meminfo(nid, &i);
+		free = min(i.freeram, total);
+		room = free > fill_to ? free - fill_to : 0;
+		short_of = damos_node_mem_bp_of(total, want, false) >
+			   damos_node_mem_bp_of(total, free, false);
+	}
 	damon_for_each_scheme(s, c) {
 		g = damon_tier_goal(s);
 		if (!g || g->nid != nid)
@@ -1242,7 +1269,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 				p->memcg && !x->finding ? 0 : 100;
 			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
 					    PAGE_SIZE, cap);
-		} else if (x->backoff && time_before(now, x->next_lead)) {
+		} else if (resting) {
 			/* Backing off: demotion rests, its goal met. */
 			g->target_value = 1;
 			s->quota.sz = PAGE_SIZE;
@@ -1257,8 +1284,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			 * move (kernel memory, mlocked pages), where a few
 			 * pages of quota would stop inside it.
 			 */
-			/* A goal met in whole bp asks for nothing. */
-			x->asked = bp > damos_node_mem_bp_of(total, free, false) ?
+			x->asked = short_of ?
 				max(damon_tier_bytes(want - free, cap),
 				    PAGE_SIZE) : 0;
 			s->quota.sz = x->asked ?
