@@ -879,7 +879,10 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
  * - when accessed memory shows below and there is no room, a probe lead
  *   makes room for it; leads that move nothing back off exponentially, so
  *   that a goal that cannot be reached (no room below, memory that may not
- *   move) costs next to nothing.
+ *   move) costs next to nothing;
+ * - promotion takes the hottest regions first, and every accessed region
+ *   in turn once what it has just emptied holds the top ranks
+ *   (damon_tier_take_turns()).
  *
  * Pages demotion frees go to the per-CPU lists of the kdamond's CPU, where
  * the node's free page count and watermark checks do not see them: that
@@ -1122,6 +1125,32 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 	return 0;
 }
 
+/**
+ * damon_tier_take_turns() - whether promotion ranks accessed regions alike
+ * @x:		the upper node's exchange state
+ * @probe:	the probe lead, bytes
+ * @memcg:	whether only one memory cgroup's pages move
+ *
+ * Promotion moves the hottest regions first, and a quota no larger than
+ * the room goes to the hottest few.  Regions it has just emptied keep
+ * their access rate until it decays (up to an aggregation interval), so
+ * once promotion has moved a few probes and then finds nothing, the top
+ * ranks are what it emptied and the rest of the hot memory ranks below:
+ * every accessed region then takes its turn.  With a cgroup, another
+ * cgroup's hot memory can hold the top ranks for good: turns whenever
+ * promotion finds nothing.
+ *
+ * Return: true if every accessed region should rank the same next pass.
+ */
+bool damon_tier_take_turns(const struct damon_tier_pace *x,
+			   unsigned long probe, bool memcg)
+{
+	if (x->finding)
+		return false;
+	return memcg || size_add(x->promoted, x->promoted_last) >=
+		DAMON_TIER_LEAD_PROBES * probe;
+}
+
 /* @pages in bytes, at most @max bytes: no overflow on 32-bit. */
 static unsigned long damon_tier_bytes(unsigned long pages, unsigned long max)
 {
@@ -1145,7 +1174,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, half_probe, cap, floor_bp;
 	struct damos_quota_goal *g;
-	bool resting, short_of;
+	bool resting, short_of, turns;
 	struct sysinfo i;
 	struct damos *s;
 	int j, k;
@@ -1250,23 +1279,16 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 				p->target_used_bp :
 				max(1UL, min(p->target_used_bp, bp));
 			/*
-			 * While promotion finds hot pages, pages it finds
-			 * not young cost little of its quota; once it finds
-			 * none, it looks at no more than there is room for.
+			 * While promotion finds hot pages, or takes turns
+			 * after an exchange, pages it finds not young cost
+			 * little of its quota; otherwise it looks at no more
+			 * than there is room for.
 			 */
-			s->quota.fail_charge_denom = x->finding ?
+			turns = damon_tier_take_turns(x, probe, p->memcg);
+			s->quota.fail_charge_denom = x->finding ||
+				(turns && !p->memcg) ?
 				DAMON_TIER_FAIL_CHARGE_DENOM : 0;
-			/*
-			 * A quota smaller than what DAMON sees accessed goes
-			 * to the hottest regions.  Another cgroup's hot memory
-			 * can hold those for good, and the cgroup's pages left
-			 * among freed ones look cooler: while promotion finds
-			 * nothing, every accessed region takes its turn.  The
-			 * cgroup filter rejects the others' pages before any
-			 * access check, so the turns cost little.
-			 */
-			s->quota.weight_nr_accesses =
-				p->memcg && !x->finding ? 0 : 100;
+			s->quota.weight_nr_accesses = turns ? 0 : 100;
 			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
 					    PAGE_SIZE, cap);
 		} else if (resting) {

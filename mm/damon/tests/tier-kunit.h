@@ -499,6 +499,34 @@ static void damon_tier_test_lead_ready(struct kunit *test)
 }
 
 /*
+ * Every accessed region takes its turn once promotion, after moving at
+ * least DAMON_TIER_LEAD_PROBES probes in this or the last aggregation,
+ * finds nothing; with a cgroup whenever it finds nothing; never while it
+ * finds hot pages.
+ */
+static void damon_tier_test_take_turns(struct kunit *test)
+{
+	const unsigned long probe = 1 << 20;
+	struct damon_tier_pace x = {};
+
+	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, false));
+	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, true));
+	x.promoted = DAMON_TIER_LEAD_PROBES * probe - PAGE_SIZE;
+	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, false));
+	x.promoted_last = PAGE_SIZE;
+	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, false));
+	x.promoted = 0;
+	x.promoted_last = DAMON_TIER_LEAD_PROBES * probe;
+	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, false));
+	/* No overflow: both counters near their limit still take turns. */
+	x.promoted = ULONG_MAX;
+	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, false));
+	x.finding = true;
+	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, false));
+	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, true));
+}
+
+/*
  * Room asked for and not made backs off for 2, 4, ... passes, at most
  * 2^DAMON_TIER_MAX_BACKOFF; half of what was asked, at most half a probe,
  * moved ends it.
@@ -681,6 +709,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_read_topo),
 	KUNIT_CASE(damon_tier_test_lead_follows_promotion),
 	KUNIT_CASE(damon_tier_test_lead_ready),
+	KUNIT_CASE(damon_tier_test_take_turns),
 	KUNIT_CASE(damon_tier_test_lead_backs_off),
 	KUNIT_CASE(damon_tier_test_lead_met_ask),
 	KUNIT_CASE(damon_tier_test_moved_wraps),
