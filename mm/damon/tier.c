@@ -882,7 +882,7 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
  *   move) costs next to nothing;
  * - promotion takes the hottest regions first, and every accessed region
  *   in turn once what it has just emptied holds the top ranks
- *   (damon_tier_take_turns()).
+ *   (damon_tier_rank_promotion()).
  *
  * Pages demotion frees go to the per-CPU lists of the kdamond's CPU, where
  * the node's free page count and watermark checks do not see them: that
@@ -899,6 +899,11 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 #define DAMON_TIER_LEAD_PROBES	4
 /* The room kept while accessed memory shows below, in probes. */
 #define DAMON_TIER_READY_PROBES	2
+/*
+ * Promotion takes turns after moving this many probes in this or the last
+ * aggregation interval (see damon_tier_take_turns()).
+ */
+#define DAMON_TIER_TURNS_PROBES	4
 /* At most 2^this passes between leads that move nothing. */
 #define DAMON_TIER_MAX_BACKOFF	6
 /* Passes the pacing waits for an apply pass to take its settings. */
@@ -1125,30 +1130,48 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 	return 0;
 }
 
-/**
- * damon_tier_take_turns() - whether promotion ranks accessed regions alike
- * @x:		the upper node's exchange state
- * @probe:	the probe lead, bytes
- * @memcg:	whether only one memory cgroup's pages move
- *
- * Promotion moves the hottest regions first, and a quota no larger than
- * the room goes to the hottest few.  Regions it has just emptied keep
- * their access rate until it decays (up to an aggregation interval), so
- * once promotion has moved a few probes and then finds nothing, the top
- * ranks are what it emptied and the rest of the hot memory ranks below:
- * every accessed region then takes its turn.  With a cgroup, another
+/*
+ * Whether promotion should rank every accessed region alike next pass, for
+ * upper node exchange @x with probe lead @probe (bytes), only one memory
+ * cgroup's pages moving if @memcg.  DAMOS admits the best-ranked regions
+ * up to the quota in region bytes, and promotion's quota is about the room
+ * there is: it goes to the hottest few regions.  Regions promotion has just
+ * emptied keep their access rate until it decays (up to an aggregation
+ * interval), so once it has moved a few probes and then finds nothing, the
+ * top ranks are what it emptied and the rest of the hot memory ranks
+ * below: every accessed region then takes its turn.  With a cgroup, another
  * cgroup's hot memory can hold the top ranks for good: turns whenever
  * promotion finds nothing.
- *
- * Return: true if every accessed region should rank the same next pass.
  */
-bool damon_tier_take_turns(const struct damon_tier_pace *x,
-			   unsigned long probe, bool memcg)
+static bool damon_tier_take_turns(const struct damon_tier_pace *x,
+				  unsigned long probe, bool memcg)
 {
 	if (x->finding)
 		return false;
 	return memcg || size_add(x->promoted, x->promoted_last) >=
-		DAMON_TIER_LEAD_PROBES * probe;
+		DAMON_TIER_TURNS_PROBES * probe;
+}
+
+/*
+ * Rank promotion's regions for the next pass of upper node exchange @x:
+ * the hottest first, or every accessed region alike while it takes turns
+ * (damon_tier_take_turns()).  While promotion finds hot pages, or takes
+ * turns after an exchange, pages it finds not young are charged at
+ * 1/DAMON_TIER_FAIL_CHARGE_DENOM, so that a pass looks past them; up to
+ * that many times its quota.  Otherwise they are charged in full, which
+ * bounds what it looks at to the room there is.  With a cgroup the turns
+ * are charged in full too: its filter rejects the other cgroups' pages
+ * before any access check, so that its turns cost little anyway.
+ */
+static void damon_tier_rank_promotion(struct damos_quota *q,
+				      const struct damon_tier_pace *x,
+				      unsigned long probe, bool memcg)
+{
+	bool turns = damon_tier_take_turns(x, probe, memcg);
+
+	q->weight_nr_accesses = turns ? 0 : 100;
+	q->fail_charge_denom = (x->finding || (turns && !memcg)) ?
+		DAMON_TIER_FAIL_CHARGE_DENOM : 0;
 }
 
 /* @pages in bytes, at most @max bytes: no overflow on 32-bit. */
@@ -1174,7 +1197,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, half_probe, cap, floor_bp;
 	struct damos_quota_goal *g;
-	bool resting, short_of, turns;
+	bool resting, short_of;
 	struct sysinfo i;
 	struct damos *s;
 	int j, k;
@@ -1224,7 +1247,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	 * An access rate is a moving sum over an aggregation interval: the
 	 * pages promoted within the last one still count below.
 	 */
-	x->promoted += up;
+	x->promoted = size_add(x->promoted, up);
 	hot -= min(hot, x->promoted + x->promoted_last / 2);
 	/*
 	 * Promotion finds hot memory if one in DAMON_TIER_FAIL_CHARGE_DENOM
@@ -1278,17 +1301,8 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 			g->target_value = damos_quota_goal_has_memcg(g) ?
 				p->target_used_bp :
 				max(1UL, min(p->target_used_bp, bp));
-			/*
-			 * While promotion finds hot pages, or takes turns
-			 * after an exchange, pages it finds not young cost
-			 * little of its quota; otherwise it looks at no more
-			 * than there is room for.
-			 */
-			turns = damon_tier_take_turns(x, probe, p->memcg);
-			s->quota.fail_charge_denom = x->finding ||
-				(turns && !p->memcg) ?
-				DAMON_TIER_FAIL_CHARGE_DENOM : 0;
-			s->quota.weight_nr_accesses = turns ? 0 : 100;
+			damon_tier_rank_promotion(&s->quota, x, probe,
+						  p->memcg);
 			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
 					    PAGE_SIZE, cap);
 		} else if (resting) {

@@ -127,7 +127,5 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 				   unsigned long hot, unsigned long probe,
 				   unsigned long cap, unsigned long now,
 				   unsigned long pass);
-bool damon_tier_take_turns(const struct damon_tier_pace *x,
-			   unsigned long probe, bool memcg);
 
 #endif /* _MM_DAMON_TIER_H */

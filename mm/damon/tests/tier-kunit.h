@@ -511,19 +511,56 @@ static void damon_tier_test_take_turns(struct kunit *test)
 
 	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, false));
 	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, true));
-	x.promoted = DAMON_TIER_LEAD_PROBES * probe - PAGE_SIZE;
+	x.promoted = DAMON_TIER_TURNS_PROBES * probe - PAGE_SIZE;
 	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, false));
 	x.promoted_last = PAGE_SIZE;
 	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, false));
 	x.promoted = 0;
-	x.promoted_last = DAMON_TIER_LEAD_PROBES * probe;
+	x.promoted_last = DAMON_TIER_TURNS_PROBES * probe;
 	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, false));
-	/* No overflow: both counters near their limit still take turns. */
+	/* No overflow: a counter at its limit still takes turns. */
 	x.promoted = ULONG_MAX;
 	KUNIT_EXPECT_TRUE(test, damon_tier_take_turns(&x, probe, false));
 	x.finding = true;
 	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, false));
 	KUNIT_EXPECT_FALSE(test, damon_tier_take_turns(&x, probe, true));
+}
+
+/*
+ * Promotion's ranking and fail charge: hottest first at the low charge
+ * while it finds hot pages; every region alike at the low charge while it
+ * takes turns after an exchange, charged in full with a cgroup; hottest
+ * first charged in full otherwise.
+ */
+static void damon_tier_test_rank_promotion(struct kunit *test)
+{
+	const unsigned long probe = 1 << 20;
+	struct damon_tier_pace x = { .finding = true };
+	const unsigned int low = DAMON_TIER_FAIL_CHARGE_DENOM;
+	struct damos_quota q = {};
+
+	damon_tier_rank_promotion(&q, &x, probe, false);
+	KUNIT_EXPECT_EQ(test, q.weight_nr_accesses, 100U);
+	KUNIT_EXPECT_EQ(test, q.fail_charge_denom, low);
+	damon_tier_rank_promotion(&q, &x, probe, true);
+	KUNIT_EXPECT_EQ(test, q.weight_nr_accesses, 100U);
+	KUNIT_EXPECT_EQ(test, q.fail_charge_denom, low);
+
+	x.finding = false;
+	damon_tier_rank_promotion(&q, &x, probe, false);
+	KUNIT_EXPECT_EQ(test, q.weight_nr_accesses, 100U);
+	KUNIT_EXPECT_EQ(test, q.fail_charge_denom, 0U);
+	damon_tier_rank_promotion(&q, &x, probe, true);
+	KUNIT_EXPECT_EQ(test, q.weight_nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, q.fail_charge_denom, 0U);
+
+	x.promoted = DAMON_TIER_TURNS_PROBES * probe;
+	damon_tier_rank_promotion(&q, &x, probe, false);
+	KUNIT_EXPECT_EQ(test, q.weight_nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, q.fail_charge_denom, low);
+	damon_tier_rank_promotion(&q, &x, probe, true);
+	KUNIT_EXPECT_EQ(test, q.weight_nr_accesses, 0U);
+	KUNIT_EXPECT_EQ(test, q.fail_charge_denom, 0U);
 }
 
 /*
@@ -710,6 +747,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_lead_follows_promotion),
 	KUNIT_CASE(damon_tier_test_lead_ready),
 	KUNIT_CASE(damon_tier_test_take_turns),
+	KUNIT_CASE(damon_tier_test_rank_promotion),
 	KUNIT_CASE(damon_tier_test_lead_backs_off),
 	KUNIT_CASE(damon_tier_test_lead_met_ask),
 	KUNIT_CASE(damon_tier_test_moved_wraps),
