@@ -220,8 +220,11 @@ def run_cell(cell, workload):
              "migrated": v.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
              "nb_migrated": v.get("numa_pages_migrated", 0) -
              v0.get("numa_pages_migrated", 0)}
+        # Compaction's migrations count in pgmigrate_success too; these
+        # tell its share apart.
         for k in ("pgsteal_kswapd", "pgsteal_direct", "pgdemote_kswapd", "pgpromote_success",
-                  "pgscan_kswapd", "pgmigrate_fail"):
+                  "pgscan_kswapd", "pgmigrate_fail", "compact_isolated", "compact_stall",
+                  "compact_daemon_wake"):
             s[k] = v.get(k, 0) - v0.get(k, 0)
         if other is not None:
             s["other_residency"] = other.get(top, 0) / hot_pages
