@@ -1248,7 +1248,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	 * pages promoted within the last one still count below.
 	 */
 	x->promoted = size_add(x->promoted, up);
-	hot -= min(hot, x->promoted + x->promoted_last / 2);
+	hot -= min(hot, size_add(x->promoted, x->promoted_last / 2));
 	/*
 	 * Promotion finds hot memory if one in DAMON_TIER_FAIL_CHARGE_DENOM
 	 * of the bytes it looked at moved, when it had room for them.  Hot

@@ -500,7 +500,7 @@ static void damon_tier_test_lead_ready(struct kunit *test)
 
 /*
  * Every accessed region takes its turn once promotion, after moving at
- * least DAMON_TIER_LEAD_PROBES probes in this or the last aggregation,
+ * least DAMON_TIER_TURNS_PROBES probes in this or the last aggregation,
  * finds nothing; with a cgroup whenever it finds nothing; never while it
  * finds hot pages.
  */
