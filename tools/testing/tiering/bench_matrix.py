@@ -15,8 +15,9 @@ hot set on the top node within 15 s of the start and of a pattern change,
 held to the end of the phase; the top node's free share once settled within
 0.5 pp of its free target (target_free_bp, 0.5%: 99.0-100% used), or of its
 watermark floor where the floor is above the target; its kdamond at
-most 2% of a vCPU once settled; at most 2 bytes migrated per hot byte
-brought up (not judged on a pattern change); data intact.  A cell whose
+most 2% of a vCPU once settled; at most 2 bytes migrated between nodes
+per hot byte brought up (pgmigrate_success less compaction's moves within a
+node; not judged on a pattern change); data intact.  A cell whose
 goal cannot be reached is judged on its kdamond CPU only.
 """
 import argparse
@@ -190,7 +191,12 @@ def figures(res, topology):
     up = (smp[-1]["residency"] - smp[0]["residency"]) * hot if smp else 0
     f["migrated_pages"] = smp[-1]["migrated"] if smp else 0
     f["nb_migrated_pages"] = smp[-1]["nb_migrated"] if smp else 0
-    f["per_hot"] = f["migrated_pages"] / up if up >= 1 else None
+    # Compaction's moves within a node, when the guest could trace them
+    # (older results lack them: counted as moves between nodes).
+    f["compact_pages"] = smp[-1].get("compact_migrated") if smp else None
+    between = f["migrated_pages"] - (f["compact_pages"] or 0)
+    f["per_hot"] = between / up if up >= 1 else None
+    f["per_hot_all"] = f["migrated_pages"] / up if up >= 1 else None
     r = sum(s["residency"] for s in smp) / len(smp) if smp else 0
     l_top, l_low = latencies(topology, res["top"], res["hot_node"])
     f["mean_share"] = r
@@ -272,6 +278,17 @@ def fmt(v, spec, none="-"):
     return none if v is None else spec % v
 
 
+def per_hot_cell(f):
+    """Moves between nodes per hot byte up; with compaction's in brackets
+    when it moved any, "?" when the trace lost some."""
+    out = fmt(f["per_hot"], "%.2f")
+    if f["per_hot"] is not None and f.get("compact_pages"):
+        out += " (%.2f)" % f["per_hot_all"]
+    elif f["per_hot"] is not None and "compact_pages" in f and f["compact_pages"] is None:
+        out += " (compaction not traced)"
+    return out
+
+
 def row(f):
     a, b = f["A"] or {}, f["B"] or {}
     reach = fmt(a.get("reach_s"), "%.0f s", "never")
@@ -295,7 +312,7 @@ def row(f):
         else "%.2f" % (f["used_sd_bp"] / 100),
         fmt(f.get("floor_bp"), "%.2f%%") if f.get("floor_bp") is None
         else "%.2f%%" % (f["floor_bp"] / 100),
-        fmt(f["cpu_pct"], "%.2f%%"), fmt(f["per_hot"], "%.2f"),
+        fmt(f["cpu_pct"], "%.2f%%"), per_hot_cell(f),
         "%.1f%% / %.3f" % (100 * f["mean_share"], f["stall_ratio"]),
         fmt(f["sample_ms_end"], "%.0f ms"), "yes" if f["intact"] else "NO",
         "-" if miss is None else ("ok" if not miss else ", ".join(miss)))
@@ -303,7 +320,8 @@ def row(f):
 
 HEADER = ["| mechanism | workload | hot set | run | 90% after (A / B from the change) | held "
           "| at the end | top node used, settled | sd (pp) | free floor | CPU settled "
-          "| migrated per hot byte up | mean share on top / stall ratio | sampling "
+          "| migrated between nodes per hot byte up (with compaction) "
+          "| mean share on top / stall ratio | sampling "
           "interval at end | data intact | goals |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
@@ -353,7 +371,7 @@ def race_section(results):
              "(not the kswapd demotion they rely on), kswapd for NUMA balancing and none.",
              "",
              "| topology | workload | hot set | mechanism | runs | 90% after, worst "
-             "| at the end, worst | CPU settled, worst | migrated per hot byte up |",
+             "| at the end, worst | CPU settled, worst | migrated between nodes per hot byte up |",
              "|---|---|---|---|---|---|---|---|---|"]
     wins = []
     for r in results:
@@ -435,8 +453,11 @@ def report(results):
               "CPU settled: the "
               "mechanism's kernel threads (kdamonds; kswapd for none and NUMA "
               "balancing) in % of one vCPU over the same span (pattern change: the "
-              "worse phase); migrated per hot byte up: pgmigrate_success over the "
-              "hot-set pages brought to the top node; mean share on top: the hot "
+              "worse phase); migrated between nodes per hot byte up: pgmigrate_success "
+              "less compaction's migrations (the mm_migrate_pages trace event with "
+              "reason MR_COMPACTION: moves within a node), over the hot-set pages "
+              "brought to the top node, in brackets with compaction's where it moved "
+              "any; mean share on top: the hot "
               "set's mean residency on the top node over the whole run, the share of "
               "hot accesses the fast tier served; stall ratio: (r L_top + (1 - r) "
               "L_low) / L_top with the topology's HMAT read latencies, against "

@@ -102,6 +102,66 @@ def zone_floor_bp(nid):
 
 vmstat = tiering_util.vmstat
 
+TRACE = "/sys/kernel/tracing"
+MIGRATE_EVENT = TRACE + "/events/migrate/mm_migrate_pages"
+# enum migrate_reason: MR_COMPACTION is 0.
+MR_COMPACTION = 0
+
+
+class CompactionTrace:
+    """Pages compaction migrated, from the mm_migrate_pages trace event.
+
+    pgmigrate_success counts every migrate_pages() success, compaction's
+    moves within a node among them; the event carries the reason, so a
+    filter on MR_COMPACTION (rare calls) tells that share apart from the
+    moves between nodes.  trace_pipe is drained at each sample, which
+    neither pauses tracing nor lets the buffer overrun; pages is None if
+    tracing is missing or lost events.
+    """
+
+    def __init__(self):
+        self.pages, self.fd, self.rest, self.lost = 0, None, b"", False
+        if not os.path.isdir(TRACE + "/events"):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE], capture_output=True)
+        if not os.path.isdir(MIGRATE_EVENT):
+            return
+        put(MIGRATE_EVENT + "/enable", "0")
+        put(MIGRATE_EVENT + "/filter", "reason == %d" % MR_COMPACTION)
+        with open(TRACE + "/trace", "w"):
+            pass
+        self.fd = os.open(TRACE + "/trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+        put(MIGRATE_EVENT + "/enable", "1")
+
+    def read(self):
+        if self.fd is None:
+            return None
+        while True:
+            try:
+                buf = os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+            if not buf:
+                break
+            lines = (self.rest + buf).split(b"\n")
+            self.rest = lines.pop()
+            for line in lines:
+                for word in line.split():
+                    if word.startswith(b"nr_succeeded="):
+                        self.pages += int(word.split(b"=")[1])
+        for cpu in os.listdir(TRACE + "/per_cpu"):
+            with open(TRACE + "/per_cpu/%s/stats" % cpu) as f:
+                if any(line.startswith("overrun:") and int(line.split()[1]) for line in f):
+                    self.lost = True
+        return None if self.lost else self.pages
+
+    def stop(self):
+        if self.fd is None:
+            return
+        put(MIGRATE_EVENT + "/enable", "0")
+        put(MIGRATE_EVENT + "/filter", "0")
+        os.close(self.fd)
+        self.fd = None
+
 
 def thread_ticks(pids):
     ticks = 0
@@ -174,6 +234,7 @@ def run_cell(cell, workload):
         args = ["hot", str(hot_mb), str(low), str(secs + 5)]
     hot = subprocess.Popen([workload] + args, stdout=subprocess.PIPE, text=True, env=env)
     hot.stdout.readline()
+    compaction = CompactionTrace()
     v0 = vmstat()
     total, f = tiering_util.node_mem(top)
     used0_kb = total - f - node_pcp_kb(top)
@@ -220,8 +281,9 @@ def run_cell(cell, workload):
              "migrated": v.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
              "nb_migrated": v.get("numa_pages_migrated", 0) -
              v0.get("numa_pages_migrated", 0)}
+        s["compact_migrated"] = compaction.read()
         # Compaction's migrations count in pgmigrate_success too; these
-        # tell its share apart.
+        # tell what started it.
         for k in ("pgsteal_kswapd", "pgsteal_direct", "pgdemote_kswapd", "pgpromote_success",
                   "pgscan_kswapd", "pgmigrate_fail", "compact_isolated", "compact_stall",
                   "compact_daemon_wake"):
@@ -275,6 +337,7 @@ def run_cell(cell, workload):
             (hot_last if p is hot else "")
         res[what + "_intact"] = p.returncode == 0 and last.startswith("intact")
         res[what + "_end"] = "rc %d: %s" % (p.returncode, last)
+    compaction.stop()
     put("/proc/sys/kernel/numa_balancing", boot["kernel/numa_balancing"])
     put("/sys/kernel/mm/numa/demotion_enabled", "0")
     time.sleep(2)
