@@ -283,10 +283,11 @@ def run_cell(cell, workload):
              v0.get("numa_pages_migrated", 0)}
         s["compact_migrated"] = compaction.read()
         # Compaction's migrations count in pgmigrate_success too; these
-        # tell what started it.
+        # tell what started it.  NUMA balancing's hinting faults show its
+        # share of the work on the hot set.
         for k in ("pgsteal_kswapd", "pgsteal_direct", "pgdemote_kswapd", "pgpromote_success",
                   "pgscan_kswapd", "pgmigrate_fail", "compact_isolated", "compact_stall",
-                  "compact_daemon_wake"):
+                  "compact_daemon_wake", "numa_hint_faults", "numa_pte_updates"):
             s[k] = v.get(k, 0) - v0.get(k, 0)
         if other is not None:
             s["other_residency"] = other.get(top, 0) / hot_pages
