@@ -63,3 +63,38 @@ def test_full_node_meets_the_default_goal():
 
 def test_missing_figure_misses():
     assert misses_used(None, 47)
+
+
+def run_with(migrated, compact):
+    """A 2tier run whose hot set (1000 pages) all came up, with @migrated
+    pages migrated in all and @compact of them by compaction (absent: an
+    older result, None: the trace lost events)."""
+    last = {"t": 90, "set": "A", "residency": 1.0, "used_bp": 9900,
+            "floor_bp": 47, "cpu_s": 0.5, "migrated": migrated, "nb_migrated": 0}
+    if compact != "absent":
+        last["compact_migrated"] = compact
+    first = dict(last, t=1, residency=0.0, cpu_s=0.0, migrated=0)
+    res = {"cell": {"mech": "damon_tier", "workload": "noflush", "hot_mb": 4,
+                    "run": 0},
+           "hot_mb": 4, "hot_pages": 1000, "top": 0, "hot_node": 1,
+           "samples": [first, last], "hot_intact": True, "cold_intact": True}
+    return bench_matrix.figures(res, "2tier")
+
+
+def test_bytes_count_moves_between_nodes():
+    # 2100 migrations, 200 of them compaction's: 1.9 between nodes.
+    f = run_with(2100, 200)
+    assert f["per_hot"] == 1.9 and f["per_hot_all"] == 2.1
+    assert "bytes" not in bench_matrix.judge(f)
+    assert bench_matrix.per_hot_cell(f) == "1.90 (2.10)"
+    # More than one byte down per byte up between nodes misses.
+    assert "bytes" in bench_matrix.judge(run_with(2300, 200))
+
+
+def test_bytes_without_a_trace_count_everything():
+    for compact in (None, "absent"):
+        f = run_with(2100, compact)
+        assert f["per_hot"] == 2.1
+        assert "bytes" in bench_matrix.judge(f)
+    assert bench_matrix.per_hot_cell(run_with(2100, None)) == \
+        "2.10 (compaction not traced)"
