@@ -280,11 +280,11 @@ def fmt(v, spec, none="-"):
 
 def per_hot_cell(f):
     """Moves between nodes per hot byte up; with compaction's in brackets
-    when it moved any, "?" when the trace lost some."""
+    when it moved any, or a note when the trace did not count them."""
     out = fmt(f["per_hot"], "%.2f")
-    if f["per_hot"] is not None and f.get("compact_pages"):
+    if f["per_hot"] is not None and f["compact_pages"]:
         out += " (%.2f)" % f["per_hot_all"]
-    elif f["per_hot"] is not None and "compact_pages" in f and f["compact_pages"] is None:
+    elif f["per_hot"] is not None and f["compact_pages"] is None:
         out += " (compaction not traced)"
     return out
 

@@ -115,8 +115,8 @@ class CompactionTrace:
     moves within a node among them; the event carries the reason, so a
     filter on MR_COMPACTION (rare calls) tells that share apart from the
     moves between nodes.  trace_pipe is drained at each sample, which
-    neither pauses tracing nor lets the buffer overrun; pages is None if
-    tracing is missing or lost events.
+    neither pauses tracing nor lets the buffer overrun.  read() gives None
+    if tracing is missing or lost events.
     """
 
     def __init__(self):
