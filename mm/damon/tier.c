@@ -172,7 +172,8 @@ static unsigned long quota_reset_interval_ms __read_mostly = 1000;
  * without a flush: a CPU that keeps a page's translation cached does not
  * set the bit again, so hot memory the TLBs cover (a small hot set, huge
  * pages) looks idle until its entries are evicted, to the monitor and to
- * the page-level young check alike.
+ * the page-level young check alike.  While no upper node sees hot memory
+ * below, the flushes space out to a second (damon_tier_flush_interval_ms()).
  */
 #define DAMON_TIER_MAX_TLB_FLUSH_MS \
 	(IS_ENABLED(CONFIG_DAMON_TIER_TLB_FLUSH) ? 1UL << 20 : 0)
@@ -258,7 +259,18 @@ static struct damos_stat damon_tier_last_stat[DAMON_TIER_MAX_SCHEMES];
 /* What each scheme had tried and moved at the last pacing. */
 static struct damos_stat damon_tier_pace_stat[DAMON_TIER_MAX_SCHEMES];
 static unsigned long damon_tier_next_topo_check;
-static unsigned long damon_tier_next_tlb_flush;
+/*
+ * When the last TLB flush was, jiffies; when a pacing last saw hot memory
+ * below an upper node, jiffies (see damon_tier_quiet()); whether none has
+ * for DAMON_TIER_QUIET_MS; and the shift damon_tier_flush_interval_ms()
+ * spaces the flushes out by: 0 until then, one more after each flush from
+ * then on.  Serialized as ctx above: the kdamond's callbacks use them,
+ * damon_tier_apply_parameters() resets them.
+ */
+static unsigned long damon_tier_last_tlb_flush;
+static unsigned long damon_tier_last_hot;
+static bool damon_tier_flush_quiet;
+static unsigned int damon_tier_flush_shift;
 
 /*
  * The parameters a commit applies: taken when Y is written to
@@ -825,8 +837,15 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 			memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
 		memcpy(&damon_tier_running_topo, topo, sizeof(*topo));
 		damon_tier_running_params = *p;
-		/* A new interval counts from now, not from the old deadline. */
-		damon_tier_next_tlb_flush = jiffies;
+		/*
+		 * The next sample flushes and a new interval counts from
+		 * there, not from the old flush; the quiet wait starts over.
+		 */
+		damon_tier_last_tlb_flush = jiffies -
+			msecs_to_jiffies(p->tlb_flush_ms);
+		damon_tier_last_hot = jiffies;
+		damon_tier_flush_quiet = false;
+		damon_tier_flush_shift = 0;
 		WRITE_ONCE(nr_schemes, damon_tier_nr_schemes(param_ctx));
 	}
 	damon_destroy_ctx(param_ctx);
@@ -908,6 +927,17 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
 #define DAMON_TIER_MAX_BACKOFF	6
 /* Passes the pacing waits for an apply pass to take its settings. */
 #define DAMON_TIER_PACE_WAIT_PASSES	3
+/*
+ * TLB flushes space out once no upper node has seen hot memory below for
+ * this long, ms: an exchange's tail can pause for a few seconds.
+ */
+#define DAMON_TIER_QUIET_MS	5000
+/*
+ * The longest time between TLB flushes while nothing shows below, ms, and
+ * a shift that reaches it from any tlb_flush_ms.
+ */
+#define DAMON_TIER_QUIET_FLUSH_MS	1000UL
+#define DAMON_TIER_MAX_FLUSH_SHIFT	10U
 
 static unsigned long damon_tier_last_pace;
 /*
@@ -1203,6 +1233,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	int j, k;
 
 	damon_tier_moved(c, nid, &up, &tried_up, &refused_up, &down);
+	x->hot_below = false;
 	damos_node_meminfo(nid, &i);
 	if (!i.totalram)
 		return 0;
@@ -1243,6 +1274,12 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 				hot += damon_tier_hot_bytes(c, r->start, r->end);
 		}
 	}
+	/*
+	 * Whether TLB flushes are still wanted: before the pages just
+	 * promoted are taken out, which can hide what is left below for an
+	 * aggregation interval or more.
+	 */
+	x->hot_below = up || hot >= probe;
 	/*
 	 * An access rate is a moving sum over an aggregation interval: the
 	 * pages promoted within the last one still count below.
@@ -1363,10 +1400,39 @@ static bool damon_tier_pace_due(unsigned long now, unsigned long last,
 		!time_before(now, last + DAMON_TIER_PACE_WAIT_PASSES * pass);
 }
 
+/**
+ * damon_tier_quiet() - whether no hot memory has shown below for a while
+ * @now:	jiffies
+ * @hot:	whether a pacing at @now saw hot memory below an upper node
+ * @last_hot:	when one last did, jiffies; updated
+ *
+ * Once DAMON_TIER_QUIET_MS have passed, @last_hot is kept that far behind
+ * @now: however long the quiet lasts, it never falls half the jiffies
+ * range behind, where it would read as recent again.
+ *
+ * Return: whether DAMON_TIER_QUIET_MS have passed since @last_hot.
+ */
+static bool damon_tier_quiet(unsigned long now, bool hot,
+			     unsigned long *last_hot)
+{
+	const unsigned long quiet = msecs_to_jiffies(DAMON_TIER_QUIET_MS);
+
+	if (hot) {
+		*last_hot = now;
+		return false;
+	}
+	if (time_before(now, *last_hot + quiet))
+		return false;
+	*last_hot = now - quiet;
+	return true;
+}
+
 /*
- * Before each apply pass: pace every upper node's exchange.  On the
- * "consist" tuner the schemes run on their goals alone, unpaced, for
- * comparison.
+ * Before each apply pass: pace every upper node's exchange, and keep the
+ * TLB flushes at tlb_flush_ms until none of them has seen hot memory below
+ * for DAMON_TIER_QUIET_MS.  On the "consist" tuner the schemes run on
+ * their goals alone, unpaced, for comparison, and the flushes never space
+ * out.
  */
 static void damon_tier_pace(struct damon_ctx *c)
 {
@@ -1375,10 +1441,14 @@ static void damon_tier_pace(struct damon_ctx *c)
 	unsigned long now = jiffies;
 	unsigned long floor_bp = 0;
 	unsigned int backoff = 0;
+	bool hot = false;
 	int j;
 
-	if (p->goal_tuner != DAMOS_QUOTA_GOAL_TUNER_TEMPORAL)
+	if (p->goal_tuner != DAMOS_QUOTA_GOAL_TUNER_TEMPORAL) {
+		damon_tier_flush_quiet = false;
+		damon_tier_flush_shift = 0;
 		return;
+	}
 	/* Half a sample early: samples take at least their interval. */
 	if (!damon_tier_pace_due(now, damon_tier_last_pace, damon_tier_applied,
 				 usecs_to_jiffies(pass_us -
@@ -1396,30 +1466,67 @@ static void damon_tier_pace(struct damon_ctx *c)
 		floor_bp = max(floor_bp, damon_tier_pace_node(c, n->nid, p, now,
 							      pass_us));
 		backoff = max(backoff, damon_tier_paces[n->nid].backoff);
+		hot |= damon_tier_paces[n->nid].hot_below;
 	}
+	damon_tier_flush_quiet = damon_tier_quiet(now, hot,
+						  &damon_tier_last_hot);
+	if (!damon_tier_flush_quiet)
+		damon_tier_flush_shift = 0;
 	WRITE_ONCE(free_floor_bp, floor_bp);
 	WRITE_ONCE(backoff_ms, backoff ? (pass_us / USEC_PER_MSEC) << backoff :
 		   0);
 }
 
+/**
+ * damon_tier_flush_interval_ms() - the least time between two TLB flushes
+ * @base:	tlb_flush_ms, 0 for no flushes
+ * @shift:	log2 of the multiple of @base (up to
+ *		DAMON_TIER_MAX_FLUSH_SHIFT counts)
+ *
+ * A flush is for hot memory below that DAMON does not see: once nothing
+ * has shown below for a while, the flushes space out, doubling up to
+ * DAMON_TIER_QUIET_FLUSH_MS (never below @base).  A new hot set then
+ * still shows in the sample after a flush, and once anything of it is
+ * promoted the flushes are back at @base.
+ *
+ * Return: the interval in milliseconds, 0 if @base is.
+ */
+static unsigned long damon_tier_flush_interval_ms(unsigned long base,
+						  unsigned int shift)
+{
+	unsigned long cap = max(base, DAMON_TIER_QUIET_FLUSH_MS);
+
+	if (!base)
+		return 0;
+	/* base <= 2^20: no overflow on 32-bit. */
+	return min(base << min(shift, DAMON_TIER_MAX_FLUSH_SHIFT), cap);
+}
+
 /*
  * Called right after DAMON cleared the accessed bits of a sample: flush
- * every CPU's TLB, at most every tlb_flush_ms, so that the first access
- * to each of those pages in this sample walks the page table and sets the
- * bit again.  Later samples until the next flush see only the pages whose
- * entries were evicted meanwhile, as without flushes.
+ * every CPU's TLB, at most every damon_tier_flush_interval_ms(), so that
+ * the first access to each of those pages in this sample walks the page
+ * table and sets the bit again.  Later samples until the next flush see
+ * only the pages whose entries were evicted meanwhile, as without flushes.
  */
 static void damon_tier_flush_tlb(const struct damon_tier_params *p)
 {
-#ifdef CONFIG_DAMON_TIER_TLB_FLUSH
+	unsigned long ms = damon_tier_flush_interval_ms(p->tlb_flush_ms,
+						       damon_tier_flush_shift);
 	unsigned long now = jiffies;
 
-	if (!p->tlb_flush_ms || time_before(now, damon_tier_next_tlb_flush))
+	/* Where the flush is not built, tlb_flush_ms is always 0. */
+	if (!ms || time_before(now, damon_tier_last_tlb_flush +
+			       msecs_to_jiffies(ms)))
 		return;
-	damon_tier_next_tlb_flush = now + msecs_to_jiffies(p->tlb_flush_ms);
+	damon_tier_last_tlb_flush = now;
+	if (damon_tier_flush_quiet &&
+	    damon_tier_flush_shift < DAMON_TIER_MAX_FLUSH_SHIFT)
+		damon_tier_flush_shift++;
+#ifdef CONFIG_DAMON_TIER_TLB_FLUSH
 	flush_tlb_all();
-	WRITE_ONCE(nr_tlb_flushes, nr_tlb_flushes + 1);
 #endif
+	WRITE_ONCE(nr_tlb_flushes, nr_tlb_flushes + 1);
 }
 
 /*

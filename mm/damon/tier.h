@@ -104,6 +104,8 @@ struct damon_tier_params {
  * @finding:	whether promotion found something to move when it last had
  *		room
  * @asked:	bytes of room the last pass asked demotion for, 0 for none
+ * @hot_below:	whether the last pass promoted into the node, or DAMON saw
+ *		at least a probe of accessed memory below it
  *
  * Only the kdamond uses it, before each apply pass.
  */
@@ -115,6 +117,7 @@ struct damon_tier_pace {
 	unsigned long promoted_last;
 	unsigned long asked;
 	bool finding;
+	bool hot_below;
 };
 
 bool damon_tier_params_valid(const struct damon_tier_params *p);

@@ -712,6 +712,68 @@ static void damon_tier_test_pace_due(struct kunit *test)
 }
 
 /*
+ * TLB flushes space out from tlb_flush_ms, doubling up to a second, while
+ * nothing shows below; never closer than tlb_flush_ms, none if it is 0.
+ */
+static void damon_tier_test_flush_interval(struct kunit *test)
+{
+	const unsigned int max_shift = DAMON_TIER_MAX_FLUSH_SHIFT;
+	static const unsigned long ms[] = {200, 400, 800, 1000, 1000};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms); i++)
+		KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(200, i),
+				ms[i]);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(1, 0), 1UL);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(1, 9), 512UL);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(1, max_shift),
+			DAMON_TIER_QUIET_FLUSH_MS);
+	/* Past the largest shift, and from the largest tlb_flush_ms. */
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(1, UINT_MAX),
+			DAMON_TIER_QUIET_FLUSH_MS);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(1UL << 20,
+							   max_shift),
+			1UL << 20);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(2000, 3), 2000UL);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(0, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, damon_tier_flush_interval_ms(0, 5), 0UL);
+}
+
+/*
+ * Quiet once DAMON_TIER_QUIET_MS passed with no hot memory below, at once
+ * not quiet when some shows; still quiet across a jiffies wrap, however
+ * long ago hot memory last showed.
+ */
+static void damon_tier_test_quiet(struct kunit *test)
+{
+	const unsigned long quiet = msecs_to_jiffies(DAMON_TIER_QUIET_MS);
+	unsigned long last = 0, now = 1000;
+
+	KUNIT_EXPECT_FALSE(test, damon_tier_quiet(now, true, &last));
+	KUNIT_EXPECT_EQ(test, last, now);
+	KUNIT_EXPECT_FALSE(test, damon_tier_quiet(now + quiet - 1, false,
+						  &last));
+	KUNIT_EXPECT_EQ(test, last, now);
+	KUNIT_EXPECT_TRUE(test, damon_tier_quiet(now + quiet, false, &last));
+	now += 10 * quiet;
+	KUNIT_EXPECT_TRUE(test, damon_tier_quiet(now, false, &last));
+	KUNIT_EXPECT_EQ(test, last, now - quiet);
+	KUNIT_EXPECT_FALSE(test, damon_tier_quiet(now + 1, true, &last));
+	KUNIT_EXPECT_FALSE(test, damon_tier_quiet(now + 2, false, &last));
+
+	/* Quiet before a wrap stays quiet after it, kept a wait behind. */
+	last = ULONG_MAX - 2 * quiet;
+	KUNIT_EXPECT_TRUE(test, damon_tier_quiet(ULONG_MAX - quiet / 2, false,
+						 &last));
+	KUNIT_EXPECT_TRUE(test, damon_tier_quiet(quiet / 2, false, &last));
+	KUNIT_EXPECT_EQ(test, last, quiet / 2 - quiet);
+	/* Hot memory just before a wrap: not quiet just after it. */
+	KUNIT_EXPECT_FALSE(test, damon_tier_quiet(ULONG_MAX - 1, true, &last));
+	KUNIT_EXPECT_FALSE(test, damon_tier_quiet(quiet / 2, false, &last));
+	KUNIT_EXPECT_TRUE(test, damon_tier_quiet(quiet, false, &last));
+}
+
+/*
  * The regions the module's kdamond gets are whole pages, also in a kernel
  * built with DAMON's core KUnit suite, which shrinks the core's minimum
  * region size only while it runs: byte-sized regions made demotion stall
@@ -753,6 +815,8 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_moved_wraps),
 	KUNIT_CASE(damon_tier_test_page_regions),
 	KUNIT_CASE(damon_tier_test_pace_due),
+	KUNIT_CASE(damon_tier_test_flush_interval),
+	KUNIT_CASE(damon_tier_test_quiet),
 	{},
 };
 

@@ -294,7 +294,8 @@ def run_cell(cell, workload):
         if "damon_tier" in mech:
             for k in ("bytes_promoted", "bytes_demoted", "sample_interval_us",
                       "free_floor_bp", "backoff_ms", "bytes_skipped_policy",
-                      "bytes_skipped_cpuset", "bytes_skipped_mlock", "nr_regions"):
+                      "bytes_skipped_cpuset", "bytes_skipped_mlock", "nr_regions",
+                      "nr_tlb_flushes"):
                 try:
                     s[k] = int(read(PARAMS + "/" + k))
                 except OSError:
