@@ -1444,11 +1444,9 @@ static void damon_tier_pace(struct damon_ctx *c)
 	bool hot = false;
 	int j;
 
-	if (p->goal_tuner != DAMOS_QUOTA_GOAL_TUNER_TEMPORAL) {
-		damon_tier_flush_quiet = false;
-		damon_tier_flush_shift = 0;
+	/* Unpaced, never quiet: a commit reset the flushes' state. */
+	if (p->goal_tuner != DAMOS_QUOTA_GOAL_TUNER_TEMPORAL)
 		return;
-	}
 	/* Half a sample early: samples take at least their interval. */
 	if (!damon_tier_pace_due(now, damon_tier_last_pace, damon_tier_applied,
 				 usecs_to_jiffies(pass_us -
