@@ -98,6 +98,14 @@ def main():
     expect(read("enabled") == "Y", "still running after the refused commit")
     write("sample_interval", "5000")
     expect(write("commit_inputs", "Y") == 0, "running: a good commit is taken")
+
+    def flushes_in(secs):
+        """The TLB flushes counted over about @secs, and the seconds taken."""
+        t0, n0 = time.monotonic(), int(read("nr_tlb_flushes"))
+        time.sleep(secs)
+        n1, t1 = int(read("nr_tlb_flushes")), time.monotonic()
+        return n1 - n0, t1 - t0
+
     # TLB flushes follow the committed interval: some every 100 ms, none at 0.
     expect(write("tlb_flush_ms", "100") == 0 and write("commit_inputs", "Y") == 0,
            "running: commit tlb_flush_ms 100")
@@ -111,31 +119,20 @@ def main():
         # 1 s), which bounds how many fit in a window whatever the timing;
         # one every 100 ms would be ten times as many.  Wait for the commit
         # and the ramp, then count; they go on, so one at least.
-        def spaced():
-            was = int(read("nr_tlb_flushes"))
-            time.sleep(3)
-            return int(read("nr_tlb_flushes")) - was <= 4
-        tiering_util.wait_for(spaced, 60)
-        t0, n0 = time.monotonic(), int(read("nr_tlb_flushes"))
-        time.sleep(6)
-        t1, n1 = time.monotonic(), int(read("nr_tlb_flushes"))
-        most = int(t1 - t0) + 2
-        expect(1 <= n1 - n0 <= most, "nothing below: flushes go on, at most one "
-               "a second (%d in %.1f s, at most %d)" % (n1 - n0, t1 - t0, most))
+        tiering_util.wait_for(lambda: flushes_in(3)[0] <= 4, 60)
+        n, secs = flushes_in(6)
+        most = int(secs) + 2
+        expect(1 <= n <= most, "nothing below: flushes go on, at most one "
+               "a second (%d in %.1f s, at most %d)" % (n, secs, most))
     expect(write("tlb_flush_ms", "0") == 0 and write("commit_inputs", "Y") == 0,
            "running: commit tlb_flush_ms 0")
 
     # The kdamond takes a commit at its next aggregation: wait for a quiet
     # second, then the count must stay where it is.
-    def quiet():
-        was = read("nr_tlb_flushes")
-        time.sleep(1)
-        return read("nr_tlb_flushes") == was
-    expect(tiering_util.wait_for(quiet, 30), "tlb_flush_ms 0: flushes stop")
-    n0 = int(read("nr_tlb_flushes"))
-    time.sleep(3)
-    n1 = int(read("nr_tlb_flushes"))
-    expect(n1 == n0, "tlb_flush_ms 0: no flush in 3 s (%d, then %d)" % (n0, n1))
+    expect(tiering_util.wait_for(lambda: flushes_in(1)[0] == 0, 30),
+           "tlb_flush_ms 0: flushes stop")
+    n, secs = flushes_in(3)
+    expect(n == 0, "tlb_flush_ms 0: no flush in %.1f s (%d)" % (secs, n))
     write("tlb_flush_ms", "200")
     expect(write("commit_inputs", "Y") == 0, "commit tlb_flush_ms 200 back")
     # An access ratio of 0 is a goal DAMON takes (mainline's rule).
