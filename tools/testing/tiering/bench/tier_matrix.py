@@ -25,7 +25,15 @@ hot_mb, A hot for the first half of the seconds, then B; no flush), N 0
 for a goal that cannot be reached: a 200 MiB hot set and the top node's
 cold data mlocked; E (optional) MiB of cold data mapped on the lowest tier
 besides, for klruscand's walk to cover.
+
+This script mlocks its own memory (as it faults it in) before the first
+cell: what it touches at each sample or each cell (the interpreter's heap
+and mapped files, a few MiB) would otherwise be demoted as idle and
+promoted again when touched, and counted among the mechanism's moves per
+hot byte although it is not the workload's.  The workloads it starts do not
+inherit the lock.
 """
+import ctypes
 import json
 import os
 import subprocess
@@ -346,8 +354,21 @@ def run_cell(cell, workload):
     return res
 
 
+MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT = 1, 2, 4
+
+
+def lock_self():
+    """mlock this process's pages, those it has and those it faults in
+    later (MCL_ONFAULT: none is faulted in only to be locked).  A lock is
+    not inherited across fork() or execve()."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT):
+        sys.exit("tier_matrix: mlockall: %s" % os.strerror(ctypes.get_errno()))
+
+
 def main():
     workload, cells = sys.argv[1], json.loads(sys.argv[2])
+    lock_self()
     # The workloads are not backed by huge pages (MADV_NOHUGEPAGE).  With
     # THP "always" at boot this VM's min_free_kbytes is 45056 (3.3% of a
     # 1 GiB node); THP "never" gives the kernel's own default (5632 here).
