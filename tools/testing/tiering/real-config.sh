@@ -3,7 +3,8 @@
 # make real-config: build/real/.config for a real machine.
 #
 # Debian's amd64 kernel configuration for the pinned base, from the
-# linux-config-6.12 package of the same version, merged with
+# linux-config-6.12 package of the same version (or the newest one served,
+# see below), merged with
 # kernel/configs/tiering-real.config.  After olddefconfig every line of
 # that fragment must hold, or this fails naming the ones that do not.
 #
@@ -32,20 +33,44 @@ frag=$top/kernel/configs/tiering-real.config
 pkg=linux-config-6.12
 flavour=config.amd64_none_$name.xz
 
+# The archive serves only the newest linux-config-6.12 once a point release
+# replaces the pinned one (linux-source stays longer).  A later 6.12 stable
+# configuration differs by a few options, which olddefconfig settles, so
+# fall back to it loudly rather than fail; dl/VERSION says which was used.
 mkdir -p "$dest/dl"
-if [ ! -f "$dest/dl/$flavour" ]; then
+if [ ! -f "$dest/dl/$flavour" ] || [ ! -f "$dest/dl/VERSION" ]; then
 	(
 		cd "$dest/dl"
-		rm -rf pkg ./*.deb
-		if ! apt-get download "$pkg=$BASE_VERSION" >/dev/null 2>&1; then
+		rm -rf pkg ./*.deb ./*.xz VERSION
+		version=$BASE_VERSION
+		if ! apt-get download "$pkg=$version" >/dev/null 2>&1; then
 			apt-get update -q >/dev/null || true
-			apt-get download "$pkg=$BASE_VERSION" >/dev/null
+			if ! apt-get download "$pkg=$version" >/dev/null 2>&1; then
+				version=$(apt-cache policy "$pkg" |
+					  awk '/Candidate:/ { print $2 }')
+				case $version in
+				6.12.*) ;;
+				*)
+					echo "real-config: no $pkg is served" >&2
+					exit 1
+					;;
+				esac
+				cat >&2 <<MSG
+************************************************************************
+WARNING: $pkg $BASE_VERSION is no longer served.
+WARNING: using the newest one, $pkg $version, on the pinned source.
+************************************************************************
+MSG
+				apt-get download "$pkg=$version" >/dev/null
+			fi
 		fi
 		dpkg-deb -x ./*.deb pkg
 		cp "pkg/usr/src/$pkg/$flavour" .
+		echo "$version" > VERSION
 		rm -rf pkg ./*.deb
 	)
 fi
+config_version=$(cat "$dest/dl/VERSION")
 
 xz -dc "$dest/dl/$flavour" > "$dest/.config"
 # The Debian build's signing certificates are not in the source package.
@@ -80,5 +105,5 @@ if [ "$bad" != 0 ]; then
 	echo "real-config: FAILED: see kernel/configs/tiering-real.config" >&2
 	exit 1
 fi
-echo "real-config: $dest/.config: Debian $BASE_VERSION $name + tiering," \
+echo "real-config: $dest/.config: Debian $config_version $name + tiering," \
      "$(grep -c '^CONFIG_' "$frag") options checked"
