@@ -11,6 +11,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=/dev/null
 . "$top/base-kernel.conf"
+# shellcheck source=tools/testing/tiering/apt-pinned.sh
+. "$top/tools/testing/tiering/apt-pinned.sh"
 build=${BUILD:-$top/build}
 dest=$build/base
 
@@ -41,22 +43,8 @@ fi
 rm -rf "$dest"
 mkdir -p "$dest/dl"
 cd "$dest/dl"
-version=$BASE_VERSION
-if ! apt-get download "$BASE_PACKAGE=$BASE_VERSION" >/dev/null 2>&1; then
-	apt-get update -q >/dev/null || true
-	if ! apt-get download "$BASE_PACKAGE=$BASE_VERSION" >/dev/null 2>&1; then
-		version=$(apt-cache policy "$BASE_PACKAGE" |
-			  awk '/Candidate:/ { print $2 }')
-		cat >&2 <<MSG
-************************************************************************
-WARNING: $BASE_PACKAGE $BASE_VERSION is no longer served.
-WARNING: falling back to the newest one: $BASE_PACKAGE $version
-WARNING: patches may not apply; the pinned sha256 is not checked.
-************************************************************************
-MSG
-		apt-get download "$BASE_PACKAGE=$version" >/dev/null
-	fi
-fi
+version=$(apt_download_pinned "$BASE_PACKAGE" "$BASE_VERSION" \
+	  "patches may not apply; the pinned sha256 is not checked.")
 dpkg-deb -x ./*.deb pkg
 tarball=pkg/$BASE_TARBALL
 if [ "$version" = "$BASE_VERSION" ]; then

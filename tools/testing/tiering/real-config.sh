@@ -26,6 +26,8 @@ esac
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=/dev/null
 . "$top/base-kernel.conf"
+# shellcheck source=tools/testing/tiering/apt-pinned.sh
+. "$top/tools/testing/tiering/apt-pinned.sh"
 build=${BUILD:-$top/build}
 src=$build/src
 dest=$build/real
@@ -42,30 +44,12 @@ if [ ! -f "$dest/dl/$flavour" ] || [ ! -f "$dest/dl/VERSION" ]; then
 	(
 		cd "$dest/dl"
 		rm -rf pkg ./*.deb ./*.xz VERSION
-		version=$BASE_VERSION
-		if ! apt-get download "$pkg=$version" >/dev/null 2>&1; then
-			apt-get update -q >/dev/null || true
-			if ! apt-get download "$pkg=$version" >/dev/null 2>&1; then
-				version=$(apt-cache policy "$pkg" |
-					  awk '/Candidate:/ { print $2 }')
-				case $version in
-				6.12.*) ;;
-				*)
-					echo "real-config: no $pkg is served" >&2
-					exit 1
-					;;
-				esac
-				cat >&2 <<MSG
-************************************************************************
-WARNING: $pkg $BASE_VERSION is no longer served.
-WARNING: using the newest one, $pkg $version, on the pinned source.
-************************************************************************
-MSG
-				apt-get download "$pkg=$version" >/dev/null
-			fi
-		fi
+		version=$(apt_download_pinned "$pkg" "$BASE_VERSION" \
+			  "its configuration is used on the pinned source.")
 		dpkg-deb -x ./*.deb pkg
-		cp "pkg/usr/src/$pkg/$flavour" .
+		# Both flavours, so that VERSION holds for either.
+		cp "pkg/usr/src/$pkg/config.amd64_none_amd64.xz" \
+		   "pkg/usr/src/$pkg/config.amd64_none_cloud-amd64.xz" .
 		echo "$version" > VERSION
 		rm -rf pkg ./*.deb
 	)
