@@ -47,9 +47,8 @@ if [ ! -f "$dest/dl/$flavour" ] || [ ! -f "$dest/dl/VERSION" ]; then
 		version=$(apt_download_pinned "$pkg" "$BASE_VERSION" \
 			  "its configuration is used on the pinned source.")
 		dpkg-deb -x ./*.deb pkg
-		# Both flavours, so that VERSION holds for either.
-		cp "pkg/usr/src/$pkg/config.amd64_none_amd64.xz" \
-		   "pkg/usr/src/$pkg/config.amd64_none_cloud-amd64.xz" .
+		# Every flavour, so that VERSION holds for whichever comes next.
+		cp "pkg/usr/src/$pkg"/config.amd64_none_*.xz .
 		echo "$version" > VERSION
 		rm -rf pkg ./*.deb
 	)
