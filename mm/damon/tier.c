@@ -579,6 +579,40 @@ void damon_tier_read_topo(struct damon_tier_topo *topo)
 	put_online_mems();
 }
 
+/**
+ * damon_tier_room_first() - whether DAMON reaches a node before its lower nodes
+ * @topo:	node layout
+ * @nid:	an upper node of @topo
+ *
+ * DAMON applies the schemes region by region in address order.  When all
+ * of @nid's System RAM lies below that of every node promoting into it,
+ * what @nid's demotion frees in an apply pass is free before promotion
+ * into @nid looks in the same pass.
+ *
+ * Return: true if it is, false if any piece of a node promoting into @nid
+ * starts below the end of a piece of @nid, or if no node promotes into it.
+ */
+bool damon_tier_room_first(const struct damon_tier_topo *topo, int nid)
+{
+	unsigned long upper_end = 0, lower_start = ULONG_MAX;
+	const struct damon_tier_range *r;
+	int i, j;
+
+	for (i = 0; i < topo->nr_ranges; i++) {
+		r = &topo->ranges[i];
+		if (r->nid == nid) {
+			upper_end = max(upper_end, r->end);
+			continue;
+		}
+		for (j = 0; j < topo->nr_nodes; j++) {
+			if (topo->nodes[j].nid == r->nid &&
+			    topo->nodes[j].promote_to == nid)
+				lower_start = min(lower_start, r->start);
+		}
+	}
+	return lower_start != ULONG_MAX && upper_end <= lower_start;
+}
+
 static int damon_tier_add_filters(struct damos *s,
 				  const struct damon_tier_topo *topo,
 				  const struct damon_tier_node *n, bool hot,
@@ -891,10 +925,14 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
  *   filling past the floor only wakes kswapd;
  * - demotion keeps target_free_bp free, at least the floor, and while hot
  *   memory waits below a full upper node a lead on top, for promotion to
- *   fill in the next pass: twice what promotion moved in the last pass
- *   plus a probe.  The lead doubles per pass while promotion keeps up and
- *   shrinks to nothing once it finds nothing to move, so that the exchange
- *   ends with little free memory that nothing hot fills;
+ *   fill: twice what promotion moved in the last pass plus a probe.  The
+ *   lead doubles per pass while promotion keeps up and shrinks to nothing
+ *   once it finds nothing to move, so that the exchange ends with little
+ *   free memory that nothing hot fills;
+ * - DAMON applies the schemes in address order: where the upper node's
+ *   memory comes first (damon_tier_room_first()), promotion takes the
+ *   room demotion makes in the same pass, as much as demotion made when
+ *   last asked; elsewhere in the next pass;
  * - when accessed memory shows below and there is no room, a probe lead
  *   makes room for it; leads that move nothing back off exponentially, so
  *   that a goal that cannot be reached (no room below, memory that may not
@@ -1223,7 +1261,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	struct damon_tier_pace *x = &damon_tier_paces[nid];
 	const struct damon_tier_range *r;
 	unsigned long up, tried_up, refused_up, down, hot = 0, total, free;
-	unsigned long floor, room;
+	unsigned long floor, room, made;
 	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, half_probe, cap, floor_bp;
 	struct damos_quota_goal *g;
@@ -1259,7 +1297,6 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	 * the two would trade pages at the floor.
 	 */
 	fill_to = min(total, floor + (probe >> PAGE_SHIFT));
-	room = free > fill_to ? free - fill_to : 0;
 
 	for (j = 0; j < damon_tier_running_topo.nr_nodes; j++) {
 		const struct damon_tier_node *n =
@@ -1320,16 +1357,39 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 		damon_tier_drain(nid, half_probe);
 		damos_node_meminfo(nid, &i);
 		free = min(i.freeram, total);
-		room = free > fill_to ? free - fill_to : 0;
 		short_of = damos_node_mem_bp_of(total, want, false) >
 			   damos_node_mem_bp_of(total, free, false);
 	}
+	/* What demotion made of the room the last pass asked for. */
+	if (x->asked)
+		x->made = down;
+	/*
+	 * Room to ask demotion for, at least a probe while anything is
+	 * missing: with the failures it meets charged at 1/1024 a probe
+	 * reaches across the node, past memory that cannot move (kernel
+	 * memory, mlocked pages), where a few pages of quota would stop
+	 * inside it.
+	 */
+	x->asked = short_of && !resting ?
+		max(damon_tier_bytes(want - free, cap), PAGE_SIZE) : 0;
+	/*
+	 * DAMON applies the schemes region by region in address order: if
+	 * the node's memory lies below that of the nodes promoting into it,
+	 * the room demotion makes in a pass is there before promotion looks,
+	 * and promotion takes it in the same pass: as much as demotion made
+	 * when last asked, so that one that stops making room takes
+	 * promotion below its mark once, by that much.
+	 */
+	made = damon_tier_room_first(&damon_tier_running_topo, nid) ?
+		min(x->asked, x->made) >> PAGE_SHIFT : 0;
+	made = min(made, fill_to);
+	room = free + made > fill_to ? free + made - fill_to : 0;
 	damon_for_each_scheme(s, c) {
 		g = damon_tier_goal(s);
 		if (!g || g->nid != nid)
 			continue;
 		if (s->action == DAMOS_MIGRATE_HOT) {
-			bp = damos_node_mem_bp_of(total, fill_to, true);
+			bp = damos_node_mem_bp_of(total, fill_to - made, true);
 			/*
 			 * 0 is no goal at all: keep at least 1 bp.  A
 			 * cgroup's share is its own goal; the node's room
@@ -1340,26 +1400,15 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 				max(1UL, min(p->target_used_bp, bp));
 			damon_tier_rank_promotion(&s->quota, x, probe,
 						  p->memcg);
-			s->quota.sz = clamp(damon_tier_bytes(room, cap) + x->lead,
+			s->quota.sz = clamp(damon_tier_bytes(room, cap),
 					    PAGE_SIZE, cap);
 		} else if (resting) {
 			/* Backing off: demotion rests, its goal met. */
 			g->target_value = 1;
 			s->quota.sz = PAGE_SIZE;
-			x->asked = 0;
 		} else {
 			bp = damos_node_mem_bp_of(total, want, false);
 			g->target_value = max(1UL, bp);
-			/*
-			 * At least a probe while anything is missing: with
-			 * the failures it meets charged at 1/1024 a probe
-			 * reaches across the node, past memory that cannot
-			 * move (kernel memory, mlocked pages), where a few
-			 * pages of quota would stop inside it.
-			 */
-			x->asked = short_of ?
-				max(damon_tier_bytes(want - free, cap),
-				    PAGE_SIZE) : 0;
 			s->quota.sz = x->asked ?
 				clamp(max(x->asked, probe), PAGE_SIZE, cap) :
 				PAGE_SIZE;

@@ -104,6 +104,7 @@ struct damon_tier_params {
  * @finding:	whether promotion found something to move when it last had
  *		room
  * @asked:	bytes of room the last pass asked demotion for, 0 for none
+ * @made:	bytes demotion moved in the last pass that asked it for room
  * @hot_below:	whether the last pass promoted into the node, or DAMON saw
  *		at least a probe of accessed memory below it
  *
@@ -116,12 +117,14 @@ struct damon_tier_pace {
 	unsigned long promoted;
 	unsigned long promoted_last;
 	unsigned long asked;
+	unsigned long made;
 	bool finding;
 	bool hot_below;
 };
 
 bool damon_tier_params_valid(const struct damon_tier_params *p);
 void damon_tier_read_topo(struct damon_tier_topo *topo);
+bool damon_tier_room_first(const struct damon_tier_topo *topo, int nid);
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
 		     const struct damon_tier_params *p);

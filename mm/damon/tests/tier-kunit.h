@@ -345,6 +345,41 @@ static void damon_tier_test_interleaved_spans(struct kunit *test)
 	damon_destroy_ctx(c);
 }
 
+/*
+ * Whether an upper node's memory lies below that of the nodes promoting
+ * into it, on a chain node2 -> node1 -> node0: a piece of node0 above
+ * node2's does not matter to node1, a piece of node1 inside node0's span
+ * puts node0 out of order, and touching pieces are in order.
+ */
+static void damon_tier_test_room_first(struct kunit *test)
+{
+	static const struct damon_tier_node nodes[] = {
+		{ 0, 0x0, 0x1000000, 1, NUMA_NO_NODE },
+		{ 1, 0x1000000, 0x2000000, 2, 0 },
+		{ 2, 0x2000000, 0x3000000, NUMA_NO_NODE, 1 },
+	};
+	struct damon_tier_topo *topo = damon_tier_test_topo(test, nodes, 3);
+
+	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 0));
+	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 1));
+	/* Nothing promotes into the lowest node. */
+	KUNIT_EXPECT_FALSE(test, damon_tier_room_first(topo, 2));
+
+	/* Memory hot-added to node0 above node2's. */
+	topo->ranges[3] = (struct damon_tier_range){ 0x3000000, 0x3100000, 0 };
+	topo->nr_ranges = 4;
+	KUNIT_EXPECT_FALSE(test, damon_tier_room_first(topo, 0));
+	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 1));
+
+	/* A piece of node1 inside node0's span. */
+	topo->ranges[3] = (struct damon_tier_range){ 0x800000, 0x900000, 1 };
+	KUNIT_EXPECT_FALSE(test, damon_tier_room_first(topo, 0));
+	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 1));
+
+	topo->nr_ranges = 3;
+	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 0));
+}
+
 static void damon_tier_test_flat(struct kunit *test)
 {
 	static const struct damon_tier_node nodes[] = {
@@ -803,6 +838,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_no_placement),
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_interleaved_spans),
+	KUNIT_CASE(damon_tier_test_room_first),
 	KUNIT_CASE(damon_tier_test_flat),
 	KUNIT_CASE(damon_tier_test_bad_params),
 	KUNIT_CASE(damon_tier_test_read_topo),
