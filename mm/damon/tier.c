@@ -582,14 +582,14 @@ void damon_tier_read_topo(struct damon_tier_topo *topo)
 /**
  * damon_tier_room_first() - whether DAMON reaches a node before its lower nodes
  * @topo:	node layout
- * @nid:	an upper node of @topo
+ * @nid:	a node of @topo
  *
  * DAMON applies the schemes region by region in address order.  When all
  * of @nid's System RAM lies below that of every node promoting into it,
  * what @nid's demotion frees in an apply pass is free before promotion
  * into @nid looks in the same pass.
  *
- * Return: true if it is, false if any piece of a node promoting into @nid
+ * Return: true if so; false if any piece of a node promoting into @nid
  * starts below the end of a piece of @nid, or if no node promotes into it.
  */
 bool damon_tier_room_first(const struct damon_tier_topo *topo, int nid)
@@ -813,6 +813,11 @@ static unsigned long damon_tier_nr_schemes(struct damon_ctx *c)
 
 /* Pacing state of each upper node; only the kdamond uses it. */
 static struct damon_tier_pace damon_tier_paces[MAX_NUMNODES];
+/*
+ * The nodes of damon_tier_running_topo that damon_tier_room_first() holds
+ * for; set with it.
+ */
+static nodemask_t damon_tier_room_first_nodes;
 
 /*
  * Take the stats of the schemes from position @from on as the point the
@@ -843,7 +848,7 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 	struct damon_ctx *param_ctx;
 	struct damon_target *param_target;
 	struct damon_tier_topo *topo;
-	int err;
+	int err, j;
 
 	topo = kvmalloc(sizeof(*topo), GFP_KERNEL);
 	if (!topo)
@@ -870,6 +875,12 @@ static int damon_tier_apply_parameters(const struct damon_tier_params *p)
 		if (memcmp(&damon_tier_running_topo, topo, sizeof(*topo)))
 			memset(damon_tier_paces, 0, sizeof(damon_tier_paces));
 		memcpy(&damon_tier_running_topo, topo, sizeof(*topo));
+		nodes_clear(damon_tier_room_first_nodes);
+		for (j = 0; j < topo->nr_nodes; j++) {
+			if (damon_tier_room_first(topo, topo->nodes[j].nid))
+				node_set(topo->nodes[j].nid,
+					 damon_tier_room_first_nodes);
+		}
 		damon_tier_running_params = *p;
 		/*
 		 * The next sample flushes and a new interval counts from
@@ -930,9 +941,11 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
  *   once it finds nothing to move, so that the exchange ends with little
  *   free memory that nothing hot fills;
  * - DAMON applies the schemes in address order: where the upper node's
- *   memory comes first (damon_tier_room_first()), promotion takes the
- *   room demotion makes in the same pass, as much as demotion made when
- *   last asked; elsewhere in the next pass;
+ *   memory comes first (damon_tier_room_first()), promotion also takes
+ *   the room demotion makes in the same pass, as much as demotion made
+ *   when last asked and at most four probes (damon_tier_same_pass()),
+ *   which is how far below the floor a demotion that stops making room
+ *   can leave the node; elsewhere it takes that room in the next pass;
  * - when accessed memory shows below and there is no room, a probe lead
  *   makes room for it; leads that move nothing back off exponentially, so
  *   that a goal that cannot be reached (no room below, memory that may not
@@ -942,9 +955,10 @@ static void damon_tier_count(unsigned long *total, unsigned long cur,
  *   (damon_tier_rank_promotion()).
  *
  * Pages demotion frees go to the per-CPU lists of the kdamond's CPU, where
- * the node's free page count and watermark checks do not see them: that
- * CPU's lists are drained after each pass that demoted, so that promotion
- * and the next reading see the room.  Promotion's allocations take free
+ * the node's free page count and watermark checks do not see them (the
+ * kdamond's own promotions in the same pass allocate from those lists
+ * first): that CPU's lists are drained after each pass that demoted, so
+ * that the next reading sees the room.  Promotion's allocations take free
  * pages to the lists in batches too: before demotion asks for room, lists
  * holding more than half a probe are drained, so that demotion does not
  * make room that is already there.
@@ -1198,6 +1212,38 @@ unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 	return 0;
 }
 
+/**
+ * damon_tier_same_pass() - room promotion takes in the pass demotion makes it
+ * @x:		the upper node's exchange state
+ * @asked:	bytes of room demotion is asked for in this pass, 0 for none
+ * @down:	bytes demoted from the node in the last pass
+ * @probe:	the probe lead, bytes
+ * @room_first:	whether DAMON reaches the node's memory before that of the
+ *		nodes promoting into it (damon_tier_room_first())
+ *
+ * DAMON applies the schemes region by region in address order, so where
+ * @room_first holds, the room demotion makes in a pass is free before
+ * promotion looks in that pass.  Promotion may take it then, up to what
+ * demotion made when it was last asked and at most DAMON_TIER_LEAD_PROBES
+ * probes: a demotion that makes less than that in a pass leaves the node
+ * short by the difference, never by more, until the next pass makes up
+ * for it or stops asking.  Records @asked, and what demotion made of the
+ * last ask.
+ *
+ * Return: bytes of @asked promotion may take in this pass.
+ */
+unsigned long damon_tier_same_pass(struct damon_tier_pace *x,
+				   unsigned long asked, unsigned long down,
+				   unsigned long probe, bool room_first)
+{
+	if (x->asked)
+		x->made = down;
+	x->asked = asked;
+	if (!room_first)
+		return 0;
+	return min3(asked, x->made, DAMON_TIER_LEAD_PROBES * probe);
+}
+
 /*
  * Whether promotion should rank every accessed region alike next pass, for
  * upper node exchange @x with probe lead @probe (bytes), only one memory
@@ -1261,7 +1307,7 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	struct damon_tier_pace *x = &damon_tier_paces[nid];
 	const struct damon_tier_range *r;
 	unsigned long up, tried_up, refused_up, down, hot = 0, total, free;
-	unsigned long floor, room, made;
+	unsigned long floor, room, made, asked;
 	unsigned long want, fill_to, lead, bp;
 	unsigned long probe, half_probe, cap, floor_bp;
 	struct damos_quota_goal *g;
@@ -1360,9 +1406,6 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 		short_of = damos_node_mem_bp_of(total, want, false) >
 			   damos_node_mem_bp_of(total, free, false);
 	}
-	/* What demotion made of the room the last pass asked for. */
-	if (x->asked)
-		x->made = down;
 	/*
 	 * Room to ask demotion for, at least a probe while anything is
 	 * missing: with the failures it meets charged at 1/1024 a probe
@@ -1370,19 +1413,12 @@ static unsigned long damon_tier_pace_node(struct damon_ctx *c, int nid,
 	 * memory, mlocked pages), where a few pages of quota would stop
 	 * inside it.
 	 */
-	x->asked = short_of && !resting ?
+	asked = short_of && !resting ?
 		max(damon_tier_bytes(want - free, cap), PAGE_SIZE) : 0;
-	/*
-	 * DAMON applies the schemes region by region in address order: if
-	 * the node's memory lies below that of the nodes promoting into it,
-	 * the room demotion makes in a pass is there before promotion looks,
-	 * and promotion takes it in the same pass: as much as demotion made
-	 * when last asked, so that one that stops making room takes
-	 * promotion below its mark once, by that much.
-	 */
-	made = damon_tier_room_first(&damon_tier_running_topo, nid) ?
-		min(x->asked, x->made) >> PAGE_SHIFT : 0;
-	made = min(made, fill_to);
+	/* Pages of that room promotion may take in the same pass. */
+	made = damon_tier_same_pass(x, asked, down, probe,
+				    node_isset(nid, damon_tier_room_first_nodes));
+	made = min(made >> PAGE_SHIFT, fill_to);
 	room = free + made > fill_to ? free + made - fill_to : 0;
 	damon_for_each_scheme(s, c) {
 		g = damon_tier_goal(s);

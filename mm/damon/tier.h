@@ -128,6 +128,9 @@ bool damon_tier_room_first(const struct damon_tier_topo *topo, int nid);
 int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		     const struct damon_tier_topo *topo,
 		     const struct damon_tier_params *p);
+unsigned long damon_tier_same_pass(struct damon_tier_pace *x,
+				   unsigned long asked, unsigned long down,
+				   unsigned long probe, bool room_first);
 unsigned long damon_tier_next_lead(struct damon_tier_pace *x,
 				   unsigned long up, unsigned long down,
 				   unsigned long hot, unsigned long probe,

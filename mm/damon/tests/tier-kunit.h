@@ -378,6 +378,51 @@ static void damon_tier_test_room_first(struct kunit *test)
 
 	topo->nr_ranges = 3;
 	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 0));
+
+	/* Two nodes promoting into node0: the second one decides too. */
+	topo->nodes[2].promote_to = 0;
+	KUNIT_EXPECT_TRUE(test, damon_tier_room_first(topo, 0));
+	KUNIT_EXPECT_FALSE(test, damon_tier_room_first(topo, 1));
+	topo->ranges[0] = (struct damon_tier_range){ 0x3000000, 0x4000000, 0 };
+	topo->ranges[1] = (struct damon_tier_range){ 0x4000000, 0x5000000, 1 };
+	KUNIT_EXPECT_FALSE(test, damon_tier_room_first(topo, 0));
+}
+
+/*
+ * The room promotion takes in the pass demotion makes it: none before a
+ * demotion made any, then what the last ask made, at most four probes,
+ * none after an ask that made nothing, and none out of address order.
+ */
+static void damon_tier_test_same_pass(struct kunit *test)
+{
+	const unsigned long p = 1 << 20;
+	struct damon_tier_pace x = {};
+
+	/* The first ask: nothing made yet. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 3 * p, 0, p, true), 0UL);
+	KUNIT_EXPECT_EQ(test, x.asked, 3 * p);
+	/* It made 3 probes; this pass asks for 2. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 2 * p, 3 * p, p, true),
+			2 * p);
+	/* It made 2; this pass asks for 9: 2. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 9 * p, 2 * p, p, true),
+			2 * p);
+	/* It made 9; this pass asks for 12: at most 4 probes. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 12 * p, 9 * p, p, true),
+			4 * p);
+	/* No ask: what the last one made (7 probes) is kept for the next. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 0, 7 * p, p, true), 0UL);
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 3 * p, 5 * p, p, true),
+			3 * p);
+	KUNIT_EXPECT_EQ(test, x.made, 7 * p);
+	/* That ask made nothing: promotion waits for the room. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 3 * p, 0, p, true), 0UL);
+	KUNIT_EXPECT_EQ(test, x.made, 0UL);
+	/* Out of address order: never, though the ask is recorded. */
+	KUNIT_EXPECT_EQ(test, damon_tier_same_pass(&x, 5 * p, 3 * p, p, false),
+			0UL);
+	KUNIT_EXPECT_EQ(test, x.made, 3 * p);
+	KUNIT_EXPECT_EQ(test, x.asked, 5 * p);
 }
 
 static void damon_tier_test_flat(struct kunit *test)
@@ -839,6 +884,7 @@ static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_three_tiers),
 	KUNIT_CASE(damon_tier_test_interleaved_spans),
 	KUNIT_CASE(damon_tier_test_room_first),
+	KUNIT_CASE(damon_tier_test_same_pass),
 	KUNIT_CASE(damon_tier_test_flat),
 	KUNIT_CASE(damon_tier_test_bad_params),
 	KUNIT_CASE(damon_tier_test_read_topo),
