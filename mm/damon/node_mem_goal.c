@@ -12,10 +12,17 @@
  * share of the node: the cgroup's LRU pages on the node, and the rest of
  * the node, in basis points of the node's total memory.
  * Their cgroup, as memcg filters', is named by path and held by id.
+ *
+ * node_mem_headroom_bp is the node's free memory above what the page
+ * allocator keeps for itself: the room migrations into the node can use.
+ * Since every such metric is a share of one node's memory, the "gap" goal
+ * tuner turns the distance to its target into bytes.
  */
 
 #include <linux/damon.h>
 #include <linux/math64.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mmzone.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -141,6 +148,111 @@ unsigned long damos_node_memcg_bp(int nid, unsigned short memcg_id,
 unused:
 #endif
 	return used ? 0 : 10000;
+}
+
+/**
+ * damos_node_room_pages() - free pages of a node that migrations into it can use
+ * @nid:	the node, which has memory
+ *
+ * Each zone's free pages above its reserve for movable allocations (its high
+ * watermark, boost included, what it keeps back from allocations that could
+ * use higher zones, and its high-order atomic reserve), and the free pages on
+ * this CPU's lists of the
+ * zone, which a migration running here allocates first, once the zone is
+ * above its watermarks: where the pages a migration out of the node just
+ * freed wait.  Other CPUs' lists are not counted, as the allocator's
+ * watermark checks do not count them.  Under the memory hotplug lock, which
+ * keeps the lists from being freed.
+ *
+ * Return: the number of pages.
+ */
+unsigned long damos_node_room_pages(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0, free, reserve;
+	int z;
+
+	/*
+	 * May wait for a whole memory offline; the caller holds no isolated
+	 * folio.  The CPU may change under us: the count is a hint.
+	 */
+	get_online_mems();
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (!managed_zone(zone))
+			continue;
+		free = zone_page_state(zone, NR_FREE_PAGES);
+		/* As migrate_balanced_pgdat() has zone_watermark_ok() see it. */
+		reserve = high_wmark_pages(zone) +
+			zone->lowmem_reserve[ZONE_MOVABLE] +
+			READ_ONCE(zone->nr_reserved_highatomic);
+		/* Below its watermarks, the allocator skips the zone. */
+		if (free <= reserve)
+			continue;
+		pages += free - reserve +
+			READ_ONCE(raw_cpu_ptr(zone->per_cpu_pageset)->count);
+	}
+	put_online_mems();
+	return pages;
+}
+
+/**
+ * damos_node_headroom_bp() - current value of a node_mem_headroom_bp goal
+ * @nid:	node of the goal
+ *
+ * The node's free memory that migrations into it can use without taking
+ * it below its watermarks (damos_node_room_pages()), in basis points of its
+ * memory.  A node that cannot be measured reads as 10000, as an empty
+ * node reads in node_mem_free_bp; without CONFIG_NUMA, 0.
+ *
+ * Return: the metric's current value in basis points.
+ */
+unsigned long damos_node_headroom_bp(int nid)
+{
+	struct sysinfo i;
+
+	if (!IS_ENABLED(CONFIG_NUMA))
+		return 0;
+	if (nid < 0 || nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY))
+		return 10000;
+	damos_node_meminfo(nid, &i);
+	if (!i.totalram)
+		return 10000;
+	return damos_node_mem_bp_of(i.totalram, damos_node_room_pages(nid),
+				    false);
+}
+
+/**
+ * damos_quota_goal_gap_bytes() - bytes between a goal's value and its target
+ * @goal:	a goal, its current value measured
+ *
+ * For a goal measured in shares of a node's memory, the bytes that moving
+ * memory into or out of the node must make up for @goal to be met.
+ *
+ * Return: the bytes, 0 if @goal is met, ULONG_MAX if it does not measure a
+ * node or the node cannot be measured.
+ */
+unsigned long damos_quota_goal_gap_bytes(struct damos_quota_goal *goal)
+{
+	struct sysinfo i;
+	u64 pages;
+
+	if (!damos_quota_goal_has_node(goal) || !IS_ENABLED(CONFIG_NUMA))
+		return ULONG_MAX;
+	if (goal->current_value >= goal->target_value)
+		return 0;
+	if (goal->nid < 0 || goal->nid >= MAX_NUMNODES ||
+	    !node_state(goal->nid, N_MEMORY))
+		return ULONG_MAX;
+	damos_node_meminfo(goal->nid, &i);
+	/*
+	 * No gap is wider than the node.  Rounded up: a gap of less than a
+	 * page still wants a page.
+	 */
+	pages = div64_u64((u64)min(goal->target_value - goal->current_value,
+				   10000UL) * i.totalram + 9999, 10000);
+	return min_t(u64, ULONG_MAX, pages << PAGE_SHIFT);
 }
 
 /**
