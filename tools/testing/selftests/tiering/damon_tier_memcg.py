@@ -16,8 +16,11 @@ NUMA balancing is off while it runs (kernel.numa_balancing=0, restored
 after): in its default mode it moves pages of either cgroup toward the
 CPUs that touch them, and the test is about what damon_tier moves.
 Input: a path no cgroup has makes enabled=Y fail with EINVAL and leaves
-damon_tier off; a path longer than 1024 bytes is refused when written;
+damon_tier off; a path of PATH_MAX bytes or more is refused when written;
 the parameter reads back what was written, without the newline.
+A cgroup removed while damon_tier tiers it is not tiered again under its
+memory cgroup id, which a new cgroup may get: a hot set of a cgroup made
+after the removal stays where it is.
 """
 import argparse
 import errno
@@ -86,6 +89,27 @@ def check_input():
            % errno.errorcode.get(err))
 
 
+def check_removed():
+    """Tier /gone, remove it, then watch a new cgroup's hot set on node1."""
+    gone = os.path.join(CG_ROOT, "gone")
+    os.makedirs(gone, exist_ok=True)
+    tiering_util.must_write(PARAMS + "/memcg_path", "/gone")
+    expect(write(PARAMS + "/enabled", "Y") == 0, "damon_tier enabled for /gone")
+    os.rmdir(gone)
+    os.makedirs(os.path.join(CG_ROOT, "newcomer"), exist_ok=True)
+    hot = Buffer("newcomer", "hot", 16, 1, 60)
+    try:
+        before = hot.nodes()
+        time.sleep(15)
+        after = hot.nodes()
+        expect(after == before, "a cgroup made after the tiered one was removed is not "
+               "tiered in its place (%s, then %s)" % (before, after))
+    finally:
+        write(PARAMS + "/enabled", "N")
+        hot.finish()
+        os.rmdir(os.path.join(CG_ROOT, "newcomer"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=40)
@@ -133,10 +157,10 @@ def main():
                 total, free = tiering_util.node_mem(0)
                 up = t_hot.nodes().get(0, 0)
                 print("t=%2ds tiered hot on node0: %s  node0 free %d KiB  promoted %s "
-                      "demoted %s  backoff_ms %s" % (
+                      "demoted %s" % (
                           t + 1, up, free,
                           read(PARAMS + "/bytes_promoted"),
-                          read(PARAMS + "/bytes_demoted"), read(PARAMS + "/backoff_ms")))
+                          read(PARAMS + "/bytes_demoted")))
                 if t + 1 >= a.seconds and up >= pages * 3 // 4:
                     break
         expect(write(PARAMS + "/enabled", "N") == 0, "damon_tier disabled")
@@ -159,6 +183,7 @@ def main():
             expect(after[k] == before[k], "%s: not one page moved (%s)" % (k, after[k]))
         print("bytes_promoted %s bytes_demoted %s" % (read(PARAMS + "/bytes_promoted"),
                                                       read(PARAMS + "/bytes_demoted")))
+        check_removed()
     finally:
         write(PARAMS + "/enabled", "N")
         # A write of nothing never reaches the kernel: a newline empties it.

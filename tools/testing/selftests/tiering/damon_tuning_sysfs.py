@@ -10,7 +10,10 @@
   their ratio, within [min_sample_us, max_sample_us], and the
   "update_tuned_intervals" command shows them in sample_us and aggr_us.
 - quotas/goal_tuner: "consist" by default, "temporal" gives the whole
-  quota while a goal is unmet and nothing once it is met.
+  quota while a goal is unmet and nothing once it is met, "gap" the bytes
+  that close a node goal's gap, backing off while nothing is applied;
+  node_mem_headroom_bp reads what /proc/zoneinfo shows.
+- contexts/N/tlb_flush: Y/N, bad writes refused.
 - a scheme whose goal is met from the start moves nothing, also in its
   first quota window.
 - "update_schemes_quota_goals" shows each goal's current value.
@@ -244,6 +247,62 @@ def test_goal_tuner():
         tiering_util.damon_sysfs_release()
 
 
+def test_gap_tuner():
+    """"gap": the quota is the bytes that close a node goal's gap, halved
+    after each window that applied nothing (a stat scheme never applies),
+    down to 1/64; node_mem_headroom_bp reads the node's free memory above
+    its watermarks, as /proc/zoneinfo shows it."""
+    total_kb, _ = tiering_util.node_mem(0)
+    room = tiering_util.node_headroom_bp(0)
+    target = min(room + 200, 10000)
+    setup(schemes=[("stat", "node_mem_headroom_bp", target, 1 << 30)])
+    must(S0 + "/quotas/goal_tuner", "gap")
+    expect(read(S0 + "/quotas/goal_tuner") == "gap", "goal_tuner accepts gap")
+    tiering_util.state_command(KD + "/0", "on")
+    try:
+        # The first window: the gap, about 2% of node0.
+        st = wait_stats(1, lambda st: st[0][2] > 0)
+        gap = (target - room) * total_kb * 1024 // 10000
+        print("gap (sz_applied, effective_bytes, sz_tried):", st, "expected about", gap)
+        expect(abs(st[0][1] - gap) <= total_kb * 1024 // 100,
+               "gap: effective quota %d within 1%% of node0 of the gap %d" % (st[0][1], gap))
+        # Windows of 1 s that apply nothing: down to 1/64 within 8 s.
+        st = wait_stats(1, lambda st: 0 < st[0][1] <= gap // 32)
+        expect(0 < st[0][1] <= gap // 32,
+               "gap: windows that applied nothing reduce the quota (%d)" % st[0][1])
+        tiering_util.state_command(KD + "/0", "update_schemes_quota_goals")
+        got = int(read(S0 + "/quotas/goals/0/current_value"))
+        want = tiering_util.node_headroom_bp(0)
+        expect(want - 30 <= got <= want + 200,
+               "node_mem_headroom_bp reads %d, /proc/zoneinfo %d (the kdamond's own "
+               "per-CPU free pages count too)" % (got, want))
+    finally:
+        tiering_util.damon_sysfs_release()
+
+
+def test_tlb_flush_file():
+    """contexts/N/tlb_flush: N by default, Y/N as kstrtobool reads them,
+    anything else refused and nothing changed; taken by on and commit."""
+    setup()
+    f = CTX + "/tlb_flush"
+    expect(read(f) == "N", "tlb_flush defaults to N")
+    for good, shown in (("Y", "Y"), ("0", "N"), ("1", "Y"), ("n", "N")):
+        expect(write(f, good) == 0 and read(f) == shown, "tlb_flush accepts %r" % good)
+    # kstrtobool() reads the first character or two ("yes" is Y).
+    for bad in ("maybe", "2", "\n", "-1"):
+        err = write(f, bad)
+        expect(err == errno.EINVAL and read(f) == "N",
+               "tlb_flush rejects %r (%s), unchanged" % (bad, err))
+    must(f, "Y")
+    tiering_util.state_command(KD + "/0", "on")
+    try:
+        must(f, "N")
+        expect(tiering_util.state_write(KD + "/0", "commit") == 0 and
+               read(KD + "/0/state") == "on", "commit takes tlb_flush N")
+    finally:
+        tiering_util.damon_sysfs_release()
+
+
 def test_met_goal_moves_nothing():
     # node0 has far more than 0.5% free: demotion's goal is met from the
     # start.  Its first quota window must be limited like any other.
@@ -344,6 +403,8 @@ def main():
     test_bad_goal_refused()
     test_tuning()
     test_goal_tuner()
+    test_gap_tuner()
+    test_tlb_flush_file()
     test_goal_target_zero()
     test_goal_current_value()
     print("%d failures" % tiering_util.failures)

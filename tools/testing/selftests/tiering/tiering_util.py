@@ -285,6 +285,52 @@ def vmstat():
         return dict((k, int(v)) for k, v in (line.split() for line in f))
 
 
+def node_zones(nid):
+    """The zones of node @nid as /proc/zoneinfo shows them: a list of dicts
+    with "free", "high" (watermark, boost included), "managed" pages and
+    "reserve", what the zone keeps back from movable allocations (the last
+    entry of its protection line, lowmem_reserve)."""
+    zones, on, z = [], False, None
+    with open("/proc/zoneinfo") as f:
+        for line in f:
+            w = line.split()
+            if line.startswith("Node "):
+                on = line.split(",")[0] == "Node %d" % nid
+                z = None
+                if on:
+                    z = {"free": 0, "high": 0, "managed": 0, "reserve": 0}
+                    zones.append(z)
+            elif on and z is not None:
+                if w[:2] == ["pages", "free"]:
+                    z["free"] = int(w[2])
+                elif w[:1] == ["high"]:
+                    z["high"] = int(w[1])
+                elif w[:1] == ["managed"]:
+                    z["managed"] = int(w[1])
+                elif w[:1] == ["protection:"]:
+                    z["reserve"] = int(line.split("(")[1].split(")")[0].split(",")[-1])
+    return [z for z in zones if z["managed"]]
+
+
+def node_headroom_bp(nid):
+    """Free memory of node @nid above each zone's high watermark and
+    lowmem reserve, in bp of the node: what DAMOS's node_mem_headroom_bp
+    goal measures (the per-CPU lists are not counted in either)."""
+    total_kb, _ = node_mem(nid)
+    pages = sum(max(0, z["free"] - z["high"] - z["reserve"]) for z in node_zones(nid))
+    return pages * (os.sysconf("SC_PAGE_SIZE") // 1024) * 10000 // total_kb
+
+
+def node_reserve_bp(nid):
+    """The free memory of node @nid that node_mem_headroom_bp leaves out
+    (each zone's high watermark and lowmem reserve, at most its free
+    pages), in bp of the node: the free floor DAMON_TIER keeps its target
+    above."""
+    total_kb, _ = node_mem(nid)
+    pages = sum(min(z["free"], z["high"] + z["reserve"]) for z in node_zones(nid))
+    return pages * (os.sysconf("SC_PAGE_SIZE") // 1024) * 10000 // total_kb
+
+
 def node_unreclaimable(nid):
     """/proc/zoneinfo's node_unreclaimable of node @nid: 1 once kswapd has
     given up on it (MAX_RECLAIM_RETRIES runs without progress), when
