@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vm  # noqa: E402
 import bench_matrix  # noqa: E402
+import bench_scale  # noqa: E402
 
 OUT = os.path.join(vm.BUILD, "bench")
 KERNEL = os.path.join(vm.BUILD, "run", "arch", "x86", "boot", "bzImage")
@@ -67,6 +68,8 @@ def main():
         cells = bench_matrix.cells_for(t, quick, parts=parts)
         if cells:
             matrix.append(bench_matrix.run_topology(t, cells))
+
+    scale = bench_scale.run(1 if quick else 3) if "scale" in parts else None
 
     p = best(pol, lambda r: r["case"])
     plain = p["MPOL_INTERLEAVE 1 1"]
@@ -119,6 +122,8 @@ def main():
         lines.append("| %d | %.0f | %.0f | %.0f | %.3f |" % (k, a, b, c, b / a))
 
     lines += [""] + bench_matrix.report(matrix)
+    if scale:
+        lines += bench_scale.report(scale)
     if quick:
         lines += ["Quick mode (QUICK=1): one run per cell; damon_tier's hot set seen "
                   "often and its 64 MiB hot set left out, the comparison mechanisms on "
@@ -161,7 +166,7 @@ def main():
         f.write("\n".join(lines))
     with open(os.path.join(OUT, "raw.json"), "w") as f:
         json.dump({"policies": pol, "lookup": lookup, "scaling": scal,
-                   "matrix": matrix}, f)
+                   "matrix": matrix, "scale": scale}, f)
     print("\n".join(lines))
     print("\nbench: report in %s" % os.path.join(OUT, "report.md"))
 

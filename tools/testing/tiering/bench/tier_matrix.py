@@ -53,13 +53,13 @@ MECHS = {
     # No tiering mechanism: the kernel as booted (NUMA balancing 1).
     "none": {},
     "numa_balancing": {"numa_balancing": "2", "demotion_enabled": "1"},
-    # damon_tier on its defaults: the temporal goal tuner, paced per pass.
+    # damon_tier on its defaults: demotion on the "gap" goal tuner.
     "damon_tier": {"damon_tier": {}},
-    # The same on mainline's other goal tuner.
+    # The same on mainline's goal tuners.
     "damon_tier_consist": {"damon_tier": {"goal_tuner": "consist"}},
     "damon_tier_temporal": {"damon_tier": {"goal_tuner": "temporal"}},
-    # The same without its TLB flushes, as mainline DAMON samples.
-    "damon_tier_tlb0": {"damon_tier": {"tlb_flush_ms": "0"}},
+    # The same with DAMON's opt-in TLB flush of the sampled pages.
+    "damon_tier_tlbflush": {"damon_tier": {"tlb_flush": "Y"}},
     # damo's scripts/mem_tier.sh with the temporal tuner on both schemes.
     "damo_temporal": {"damo": damo_mem_tier.RECIPE_TEMPORAL},
     # klruscand + kpromoted on their defaults; they only promote, so
@@ -245,7 +245,7 @@ def run_cell(cell, workload):
     compaction = CompactionTrace()
     v0 = vmstat()
     total, f = tiering_util.node_mem(top)
-    used0_kb = total - f - node_pcp_kb(top)
+    used0_kb = total - f
     pids = []
     saved = {}
     if "damon_tier" in mech:
@@ -281,9 +281,13 @@ def run_cell(cell, workload):
         v = vmstat()
         s = {"t": round(time.time() - t0, 1), "set": label or "A",
              "residency": counts.get(top, 0) / hot_pages,
-             "used_bp": (total - f - pcp) * 10000 // total,
+             # Used as the node counts it: the free pages on the CPUs'
+             # lists (pcp_kb) count as used, as in MemFree.
+             "used_bp": (total - f) * 10000 // total,
              "pcp_kb": pcp,
              "floor_bp": zone_floor_bp(top),
+             "reserve_bp": tiering_util.node_reserve_bp(top),
+             "headroom_bp": tiering_util.node_headroom_bp(top),
              "unreclaimable": tiering_util.node_unreclaimable(top),
              "cpu_s": (thread_ticks(pids) - c0) / clk,
              "migrated": v.get("pgmigrate_success", 0) - v0.get("pgmigrate_success", 0),
@@ -301,9 +305,8 @@ def run_cell(cell, workload):
             s["other_residency"] = other.get(top, 0) / hot_pages
         if "damon_tier" in mech:
             for k in ("bytes_promoted", "bytes_demoted", "sample_interval_us",
-                      "free_floor_bp", "backoff_ms", "bytes_skipped_policy",
-                      "bytes_skipped_cpuset", "bytes_skipped_mlock", "nr_regions",
-                      "nr_tlb_flushes"):
+                      "bytes_skipped_policy", "bytes_skipped_cpuset",
+                      "bytes_skipped_mlock", "nr_regions"):
                 try:
                     s[k] = int(read(PARAMS + "/" + k))
                 except OSError:
@@ -324,7 +327,7 @@ def run_cell(cell, workload):
     if "damon_tier" in mech:
         res["damon_tier"] = dict((k, read(PARAMS + "/" + k)) for k in
                                  ("goal_tuner", "target_used_bp", "target_free_bp",
-                                  "tlb_flush_ms", "nr_tlb_flushes")
+                                  "tlb_flush")
                                  if os.path.exists(PARAMS + "/" + k))
         put(PARAMS + "/enabled", "N")
         for k, v in saved.items():
