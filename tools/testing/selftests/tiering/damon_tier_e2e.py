@@ -143,22 +143,6 @@ def run(a, top, hot):
                  tiering_util.node_reserve_bp(top) / 100,
                  int(param("bytes_promoted")) >> 20,
                  int(param("bytes_demoted")) >> 20, regions))
-        if os.environ.get("E2E_DEBUG"):
-            v = tiering_util.vmstat()
-            pcp, on = 0, False
-            with open("/proc/zoneinfo") as f:
-                for ln in f:
-                    if ln.startswith("Node "):
-                        on = ln.split(",")[0] == "Node %d" % top
-                    elif on and ln.strip().startswith("count:"):
-                        pcp += int(ln.split()[1])
-            c1 = cpu[-2] if len(cpu) > 1 else cpu[-1]
-            print("   cpu %.0f%%  si %s us  kswapd steal %d  pcp %d pages  high %s  free %s" % (
-                100 * (cpu[-1][1] - c1[1]) / max(0.1, cpu[-1][0] - c1[0]),
-                param("sample_interval_us"),
-                v.get("pgsteal_kswapd", 0), pcp,
-                [z["high"] for z in tiering_util.node_zones(top)],
-                [z["free"] for z in tiering_util.node_zones(top)]))
         if regions > max_regions():
             expect(False, "%d regions, more than max_nr_regions allows" % regions)
             break
