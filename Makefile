@@ -90,9 +90,10 @@ check-host: fetch venv
 demo: kernel-run selftests venv patch
 	python3 $(T)/demo.py
 
-# matplotlib only for the report's plots, so make check does not fetch it.
+# matplotlib for the report's plots and redis for the scale cells' client,
+# so make check does not fetch them.
 $(VENV)/.bench: $(VENV)/.done
-	$(VENV)/bin/pip install -q matplotlib
+	$(VENV)/bin/pip install -q matplotlib redis
 	touch $@
 
 bench: kernel-run selftests venv $(VENV)/.bench
