@@ -143,13 +143,19 @@ def expect(cond, what):
         failures += 1
 
 
-def node_mem(nid):
-    """(MemTotal, MemFree) of node @nid, in KiB."""
+def node_meminfo(nid):
+    """/sys/devices/system/node/node@nid/meminfo as {field: KiB}."""
     vals = {}
     with open("/sys/devices/system/node/node%d/meminfo" % nid) as f:
         for line in f:
             parts = line.split()
             vals[parts[2].rstrip(":")] = int(parts[3])
+    return vals
+
+
+def node_mem(nid):
+    """(MemTotal, MemFree) of node @nid, in KiB."""
+    vals = node_meminfo(nid)
     return vals["MemTotal"], vals["MemFree"]
 
 
