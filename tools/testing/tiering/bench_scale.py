@@ -9,9 +9,9 @@ than time them:
 - interrupts: TLB-shootdown and function-call interrupts (/proc/interrupts)
   per kdamond sampling pass once settled, DAMON_TIER enabled less disabled
   in the same boot, on 2tier (2 vCPUs) and 2tier-16cpu (16 vCPUs), the
-  workload pinned to vCPUs 0-1.  Goals: vCPUs 2-15 get at most 1 extra
-  interrupt per 100 passes, and the machine-wide extra per pass at 16 vCPUs
-  is at most 1.2x that at 2 vCPUs (the same memory);
+  workload and the guest script pinned to vCPUs 0-1.  Goals: vCPUs 2-15
+  get at most 1 extra interrupt per 100 passes, and the machine-wide extra
+  per pass at 16 vCPUs is at most 1.2x that at 2 vCPUs (the same memory);
 - memory size: the matrix's 200 MiB hot set seen often on 2tier (1 GiB
   nodes) and 2tier-4g (4 GiB nodes), worst of the runs: kdamond CPU once
   settled at most 1.5x from 1 GiB to 4 GiB nodes; time to 90% reported;
@@ -77,6 +77,7 @@ def ipi_figures(row):
     passes = max(row["passes"], 1)
     return {"ncpu": row["ncpu"], "passes": row["passes"], "sample_us": row["sample_us"],
             "per_pass": sum(extra) / passes, "others_per_100": 100 * sum(extra[2:]) / passes,
+            "worst_other_per_100": 100 * max(extra[2:], default=0) / passes,
             "flush_per_pass": sum(flush) / max(row["tlb_flush_passes"], 1),
             "flush_others_per_100": 100 * sum(flush[2:]) / max(row["tlb_flush_passes"], 1),
             "extra": extra, "settled": row["settled"]}
@@ -114,16 +115,20 @@ def report(res):
     if "ipi" in res:
         lines += ["TLB-shootdown and function-call interrupts once settled, DAMON_TIER "
                   "enabled less disabled in the same boot, per kdamond sampling pass (the "
-                  "workload pinned to vCPUs 0-1); then with tlb_flush=Y (opt-in).", "",
+                  "workload and the bench's own guest script pinned to vCPUs 0-1); then "
+                  "with tlb_flush=Y (opt-in).", "",
                   "| machine | run | passes | sampling | extra per pass, machine-wide "
-                  "| extra on vCPUs 2+ per 100 passes | with tlb_flush=Y per pass "
+                  "| extra on vCPUs 2+ per 100 passes (all of them; the worst one) "
+                  "| with tlb_flush=Y per pass "
                   "| with tlb_flush=Y on vCPUs 2+ per 100 passes |",
                   "|---|---|---|---|---|---|---|---|"]
         for topo, figs in res["ipi"].items():
             for i, f in enumerate(figs):
-                lines.append("| %s (%d vCPUs) | %d | %.0f | %d ms | %.3f | %.2f | %.2f | %.2f |" % (
-                    topo, f["ncpu"], i, f["passes"], f["sample_us"] // 1000, f["per_pass"],
-                    f["others_per_100"], f["flush_per_pass"], f["flush_others_per_100"]))
+                lines.append("| %s (%d vCPUs) | %d | %.0f | %d ms | %.3f | %.2f; %.2f | %.2f | %.2f |"
+                             % (topo, f["ncpu"], i, f["passes"], f["sample_us"] // 1000,
+                                f["per_pass"], f["others_per_100"],
+                                f.get("worst_other_per_100", 0), f["flush_per_pass"],
+                                f["flush_others_per_100"]))
         two, many = res["ipi"].get("2tier"), res["ipi"].get("2tier-16cpu")
         if two and many:
             w2 = max(f["per_pass"] for f in two)
@@ -132,8 +137,8 @@ def report(res):
             ok1 = others <= 1
             # Both near 0: the ratio of two noise figures says nothing.
             ok2 = w16 <= 1.2 * w2 or w16 <= 0.01
-            lines += ["", "Goals (worst run): vCPUs 2-15 at most 1 extra interrupt per 100 "
-                      "passes: %.2f, %s; machine-wide extra per pass at 16 vCPUs at most "
+            lines += ["", "Goals (worst run): vCPUs 2-15, all of them together, at most 1 extra "
+                      "interrupt per 100 passes: %.2f, %s; machine-wide extra per pass at 16 vCPUs at most "
                       "1.2x that at 2 vCPUs (or both below 0.01): %.3f against %.3f, %s." % (
                           others, "met" if ok1 else "MISSED", w16, w2,
                           "met" if ok2 else "MISSED"), ""]

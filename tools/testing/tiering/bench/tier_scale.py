@@ -5,7 +5,8 @@
   tier_scale.py ipi WORKLOAD SECONDS
       DAMON_TIER's TLB-flush and function-call interrupts per CPU and per
       sampling pass, once settled: enabled, then disabled, in one boot, the
-      workload pinned to vCPUs 0-1; then the same with tlb_flush=Y.
+      workload and this script pinned to vCPUs 0-1; then the same with
+      tlb_flush=Y.
   tier_scale.py redis WORKLOAD MECH SECONDS
       redis-server's memory on the lower tier over time, and the ops/s of
       a client reading its keys with a zipf(0.99) skew, with MECH promoting
@@ -52,6 +53,9 @@ def stop(p):
 
 
 def ipi(workload, secs):
+    # This script and all it starts stay on vCPUs 0-1 with the workload:
+    # what vCPUs 2+ receive is then the kernel's own, DAMON_TIER's included.
+    os.sched_setaffinity(0, {0, 1})
     t = tiering_util.tiers()
     low = max(t[-1])
     cold = fill_top(workload, 4)
