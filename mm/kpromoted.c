@@ -324,15 +324,18 @@ void kpromoted_record_access(unsigned long pfn, int nid,
 {
 	struct kpromoted_table *t;
 	struct kpromoted_cand cand;
+	struct page *page;
 	unsigned int ret;
 
 	count_vm_event(KPROMOTED_RECORDED_ACCESSES);
 	count_vm_event(src == KPROMOTED_SRC_HWHINT ?
 		       KPROMOTED_RECORDED_HWHINTS :
 		       KPROMOTED_RECORDED_PGTSCANS);
-	if (!pfn_valid(pfn))
+	/* An offline section's memmap may be poisoned: no node to read. */
+	page = pfn_to_online_page(pfn);
+	if (!page)
 		return;
-	if (node_is_toptier(pfn_to_nid(pfn))) {
+	if (node_is_toptier(page_to_nid(page))) {
 		count_vm_event(KPROMOTED_RECORD_TOPTIER);
 		return;
 	}
