@@ -30,6 +30,11 @@
  *   interleave  MPOL_INTERLEAVE over the nodes of TIER_WORKLOAD_NODES
  *               (a comma-separated list, default "0,1"), kept
  *   none        no mbind(): the task's policy and cpuset place it
+ *   task-bind   no mbind(): the process binds itself to NODE with
+ *               set_mempolicy() first
+ *   thread-bind no mbind(): a second thread binds itself to NODE with
+ *               set_mempolicy() and does all the work; the main thread,
+ *               which owns the address space, keeps the default policy
  * TIER_WORKLOAD_MLOCK=1 mlocks the memory once placed.  TIER_WORKLOAD_THP=1
  * maps it from a 2 MiB boundary with MADV_HUGEPAGE instead of
  * MADV_NOHUGEPAGE, for transparent huge pages.
@@ -40,6 +45,7 @@
  */
 #define _GNU_SOURCE
 #include <numaif.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -220,7 +226,8 @@ static int place(char *buf, unsigned long len, int node, long psz,
 	const char *nodes = getenv("TIER_WORKLOAD_NODES");
 	unsigned long mask = 1UL << node;
 
-	if (policy && !strcmp(policy, "none")) {
+	if (policy && (!strcmp(policy, "none") || !strcmp(policy, "task-bind") ||
+		       !strcmp(policy, "thread-bind"))) {
 		fill(buf, npages, psz);
 		return 0;
 	}
@@ -285,7 +292,7 @@ static char *map_placed(unsigned long npages, long psz, int node)
 	return buf;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	unsigned long mb, npages, bad;
@@ -374,4 +381,42 @@ int main(int argc, char **argv)
 	printf("%s: %lu of %lu pages corrupt\n", bad ? "FAIL" : "intact", bad,
 	       change ? 2 * npages : npages);
 	return bad ? 1 : 0;
+}
+
+struct thread_args {
+	int argc;
+	char **argv;
+	int ret;
+};
+
+/* Bind the calling thread alone to NODE, then run the workload. */
+static void *bound_thread(void *p)
+{
+	struct thread_args *a = p;
+	unsigned long mask = 1UL << atoi(a->argv[3]);
+
+	if (set_mempolicy(MPOL_BIND, &mask, MAX_NODES + 1))
+		a->ret = 2;
+	else
+		a->ret = run(a->argc, a->argv);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *policy = getenv("TIER_WORKLOAD_POLICY");
+	struct thread_args a = { argc, argv, 2 };
+	pthread_t t;
+
+	if (!policy || argc < 4)
+		return run(argc, argv);
+	if (!strcmp(policy, "task-bind")) {
+		bound_thread(&a);
+		return a.ret;
+	}
+	if (strcmp(policy, "thread-bind"))
+		return run(argc, argv);
+	if (pthread_create(&t, NULL, bound_thread, &a) || pthread_join(t, NULL))
+		return 2;
+	return a.ret;
 }
