@@ -28,6 +28,11 @@
  * then by the wait it would have had; a trickle in that second scan too
  * doubles the wait as a scan that reports nothing does.
  *
+ * A walk never waits for an mm's mmap lock: an mm whose lock stays busy
+ * for a few tries is left for the next scan (lru_gen_scan_mm(); the
+ * klruscand_mm_skipped vm event counts them), so that stopping klruscand
+ * never waits behind a user's mmap() or munmap().
+ *
  * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
  * the generations it would update do not exist: klruscand stays enabled
  * and skips its scans until MGLRU is enabled again; the same while MGLRU's
@@ -141,12 +146,19 @@ static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 			struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mms[i]);
 
 			for_each_node_mask(nid, lower) {
+				struct lruvec *lruvec;
+
 				if (kthread_should_stop() || !lru_gen_enabled())
 					break;
 				klruscand_last = NULL;
-				lru_gen_scan_mm(mms[i],
-						mem_cgroup_lruvec(memcg, NODE_DATA(nid)),
-						walk, klruscand_young);
+				lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+				if (lru_gen_scan_mm(mms[i], lruvec, walk,
+						    klruscand_young) == -EBUSY) {
+					/* the next scan tries again */
+					count_vm_event(KLRUSCAND_MM_SKIPPED);
+					cond_resched();
+					break;
+				}
 				cond_resched();
 			}
 			mem_cgroup_put(memcg);
@@ -299,3 +311,7 @@ static int __init klruscand_init(void)
 	return err;
 }
 subsys_initcall(klruscand_init);
+
+#ifdef CONFIG_KLRUSCAND_KUNIT_TEST
+#include "tests/klruscand-kunit.h"
+#endif

@@ -212,7 +212,12 @@ def main():
         time.sleep(2.5)
         hot.poll()
         up_after = hot.counts.get(top, 0)
-        d = dict((k, v[k] - v0.get(k, 0)) for k in v if k.startswith(("kpromoted", "pgpromote")))
+        d = dict((k, v[k] - v0.get(k, 0)) for k in v
+                 if k.startswith(("kpromoted", "pgpromote", "klruscand")))
+        # Walks yield to the workload's mprotect() calls and retry, so the
+        # hot set is walked; a skip is rare but allowed.
+        expect("klruscand_mm_skipped" in d,
+               "/proc/vmstat counts skipped processes (%s)" % d.get("klruscand_mm_skipped"))
         print("vmstat deltas: %s" % " ".join("%s=%d" % kv for kv in sorted(d.items())))
         expect(d["kpromoted_recorded_pgtscans"] > 0 and
                d["kpromoted_recorded_accesses"] == d["kpromoted_recorded_pgtscans"] and
