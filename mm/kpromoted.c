@@ -11,11 +11,11 @@
  * to the nearest top-tier node (or the node a source named), no faster
  * than "promote_rate_limit_MBps", and only while that node has free
  * memory above its high watermark.  When it has none, kswapd is woken on
- * it.  With /sys/kernel/mm/numa/demotion_enabled set, kswapd balances
- * nodes up to the promo watermark while kpromoted runs, as in NUMA
- * balancing's memory tiering mode, and is woken after each batch while
- * free memory is below it: reclaim demotes the coldest memory there and
- * makes room beside the promotions.
+ * it.  With /sys/kernel/mm/numa/demotion_enabled set, kswapd then
+ * balances that node up to the promo watermark, as NUMA balancing's
+ * memory tiering mode has it do for every node, until it gets there, and
+ * is woken after each batch while free memory is below it: reclaim
+ * demotes the coldest memory there and makes room beside the promotions.
  *
  * The records live in a set-associative table of fixed size, allocated
  * when the first source starts: a power of two of 16-byte records (12 on
@@ -406,6 +406,51 @@ static int kpromoted_target(int src, int hint)
 	return best;
 }
 
+/*
+ * Nodes where a promotion found too little free memory and woke kswapd,
+ * which balances them to the promo watermark until it got there
+ * (kswapd_keeps_promo_room()).  Bits are set and cleared atomically, by
+ * the kpromoted thread and by kswapd or any allocating task.
+ */
+static nodemask_t kpromoted_room_wanted;
+
+static void kpromoted_want_room(int nid)
+{
+	if (!node_isset(nid, kpromoted_room_wanted))
+		node_set(nid, kpromoted_room_wanted);
+}
+
+/**
+ * kpromoted_wants_room() - whether kpromoted asked kswapd for room on a node
+ * @nid:	the node
+ *
+ * Context: any; a lockless read, for kswapd's watermark choice.
+ * Return: true if kpromoted runs and a promotion to @nid found less free
+ * memory than it needed since the node was last balanced at the promo
+ * watermark.
+ */
+bool kpromoted_wants_room(int nid)
+{
+	return kpromoted_active() && node_isset(nid, kpromoted_room_wanted);
+}
+
+/**
+ * kpromoted_room_made() - the promo watermark of a node is met
+ * @nid:	the node
+ *
+ * Called by reclaim whenever it finds @nid balanced at the promo
+ * watermark: kswapd goes back to the high watermark there until a
+ * promotion asks again.
+ *
+ * Context: any.
+ */
+void kpromoted_room_made(int nid)
+{
+	/* Balance checks are frequent: do not dirty the line for nothing. */
+	if (node_isset(nid, kpromoted_room_wanted))
+		node_clear(nid, kpromoted_room_wanted);
+}
+
 /* The highest zone of @nid with managed pages, where kswapd is woken. */
 static struct zone *kpromoted_top_zone(int nid)
 {
@@ -437,6 +482,7 @@ static bool kpromoted_room(int nid, unsigned int nr, unsigned int order)
 				      ZONE_MOVABLE, 0))
 			return true;
 	}
+	kpromoted_want_room(nid);
 	wakeup_kswapd(top, 0, order, ZONE_MOVABLE);
 	return false;
 }
@@ -488,8 +534,10 @@ static void kpromoted_refill_room(int nid)
 	struct zone *top = kpromoted_top_zone(nid);
 
 	if (top && !zone_watermark_ok(top, 0, promo_wmark_pages(top),
-				      ZONE_MOVABLE, 0))
+				      ZONE_MOVABLE, 0)) {
+		kpromoted_want_room(nid);
 		wakeup_kswapd(top, 0, 0, ZONE_MOVABLE);
+	}
 }
 
 static void kpromoted_flush(struct kpromoted_batch *b)
@@ -716,11 +764,15 @@ static void kpromoted_stop(void)
 {
 	struct kpromoted_table *t = rcu_dereference_protected(kpromoted_tbl,
 				lockdep_is_held(&kpromoted_mutex));
+	int nid;
 
 	RCU_INIT_POINTER(kpromoted_tbl, NULL);
 	synchronize_rcu();
 	kthread_stop(kpromoted_thread);
 	kpromoted_thread = NULL;
+	/* No request outlives the thread that made it. */
+	for_each_node_mask(nid, kpromoted_room_wanted)
+		kpromoted_room_made(nid);
 	kfree(kpromoted_batch_buf);
 	kpromoted_batch_buf = NULL;
 	kfifo_free(&kpromoted_fifo);

@@ -27,6 +27,8 @@ int kpromoted_get(void);
 void kpromoted_put(void);
 void kpromoted_kick(void);
 bool kpromoted_active(void);
+bool kpromoted_wants_room(int nid);
+void kpromoted_room_made(int nid);
 #else
 static inline void kpromoted_record_access(unsigned long pfn, int nid,
 					   enum kpromoted_src src)
@@ -37,24 +39,37 @@ static inline bool kpromoted_active(void)
 {
 	return false;
 }
+
+static inline bool kpromoted_wants_room(int nid)
+{
+	return false;
+}
+
+static inline void kpromoted_room_made(int nid)
+{
+}
 #endif
 
 /**
- * kswapd_keeps_promo_room() - whether kswapd balances to the promo watermark
+ * kswapd_keeps_promo_room() - whether kswapd balances a node to the promo
+ * watermark
+ * @nid:	the node kswapd balances
  *
  * NUMA balancing in memory tiering mode and kpromoted promote only into
  * free memory above a node's high watermark and wake kswapd when there is
- * none.  While either runs, kswapd balances nodes up to the promo
- * watermark, so that a woken kswapd makes that room instead of finding the
- * node balanced; for kpromoted only while demotion is enabled, so that it
+ * none.  In NUMA balancing's tiering mode kswapd balances every node up to
+ * the promo watermark, so that a woken kswapd makes that room instead of
+ * finding the node balanced.  For kpromoted it does so only for a node
+ * where a promotion found too little free memory, until kswapd got there
+ * (kpromoted_room_made()), and only while demotion is enabled, so that it
  * never makes kswapd swap or drop page cache to make room.
  *
- * Return: true while promotions need kswapd to make room.
+ * Return: true while promotions need kswapd to make room on @nid.
  */
-static inline bool kswapd_keeps_promo_room(void)
+static inline bool kswapd_keeps_promo_room(int nid)
 {
 	return (sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING) ||
-	       (kpromoted_active() && numa_demotion_enabled);
+	       (numa_demotion_enabled && kpromoted_wants_room(nid));
 }
 
 #endif /* _LINUX_KPROMOTED_H */

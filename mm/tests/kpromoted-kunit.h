@@ -173,6 +173,40 @@ static void kpromoted_test_refill(struct kunit *test)
 			(long)((1048576ULL << 8) / 10));
 }
 
+/*
+ * kswapd balances a node to the promo watermark only once a promotion
+ * asked for room there, only while demotion can make it, and only until
+ * the node got there; never after kpromoted stopped.
+ */
+static void kpromoted_test_room_request(struct kunit *test)
+{
+	bool demotion = numa_demotion_enabled;
+	int nid = first_memory_node;
+	int err;
+
+	if (sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING)
+		kunit_skip(test, "NUMA balancing's tiering mode is on");
+	err = kpromoted_get();
+	if (err)
+		kunit_skip(test, "kpromoted cannot start: %d", err);
+	numa_demotion_enabled = true;
+
+	KUNIT_EXPECT_FALSE(test, kswapd_keeps_promo_room(nid));
+	kpromoted_want_room(nid);
+	KUNIT_EXPECT_TRUE(test, kswapd_keeps_promo_room(nid));
+	numa_demotion_enabled = false;
+	KUNIT_EXPECT_FALSE(test, kswapd_keeps_promo_room(nid));
+	numa_demotion_enabled = true;
+	kpromoted_room_made(nid);
+	KUNIT_EXPECT_FALSE(test, kswapd_keeps_promo_room(nid));
+
+	kpromoted_want_room(nid);
+	kpromoted_put();
+	KUNIT_EXPECT_FALSE(test, kswapd_keeps_promo_room(nid));
+	KUNIT_EXPECT_FALSE(test, node_isset(nid, kpromoted_room_wanted));
+	numa_demotion_enabled = demotion;
+}
+
 static struct kunit_case kpromoted_test_cases[] = {
 	KUNIT_CASE(kpromoted_test_nr_recs),
 	KUNIT_CASE(kpromoted_test_threshold),
@@ -181,6 +215,7 @@ static struct kunit_case kpromoted_test_cases[] = {
 	KUNIT_CASE(kpromoted_test_full_set),
 	KUNIT_CASE(kpromoted_test_refused),
 	KUNIT_CASE(kpromoted_test_refill),
+	KUNIT_CASE(kpromoted_test_room_request),
 	{},
 };
 
