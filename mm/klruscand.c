@@ -33,6 +33,11 @@
  * klruscand_mm_skipped vm event counts them), so that stopping klruscand
  * never waits behind a user's mmap() or munmap().
  *
+ * klruscand promotes only while it holds the top tier's claim
+ * (mm/tier_promoter.c): enabling it fails with -EBUSY while DAMON_TIER is
+ * enabled or NUMA balancing's memory tiering mode is on, and its scans
+ * stop while that mode is turned on later.
+ *
  * While MGLRU is disabled at run time (/sys/kernel/mm/lru_gen/enabled),
  * the generations it would update do not exist: klruscand stays enabled
  * and skips its scans until MGLRU is enabled again; the same while MGLRU's
@@ -57,6 +62,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/tier_promoter.h>
 
 /* mms pinned at a time while walking */
 #define KLRUSCAND_BATCH		32
@@ -137,7 +143,8 @@ static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 	for_each_node_state(nid, N_MEMORY)
 		if (!node_is_toptier(nid))
 			node_set(nid, lower);
-	if (nodes_empty(lower) || !lru_gen_enabled())
+	if (nodes_empty(lower) || !lru_gen_enabled() ||
+	    !tier_promoter_may_promote(TIER_PROMOTER_KLRUSCAND))
 		return false;
 
 	do {
@@ -220,12 +227,16 @@ static int klruscand_set(bool on)
 		kfree(klruscand_walk);
 		klruscand_walk = NULL;
 		kpromoted_put();
+		tier_promoter_release(TIER_PROMOTER_KLRUSCAND);
 		goto out;
 	}
+	err = tier_promoter_claim(TIER_PROMOTER_KLRUSCAND);
+	if (err)
+		goto out;
 	klruscand_walk = kzalloc(sizeof(*klruscand_walk), GFP_KERNEL);
 	if (!klruscand_walk) {
 		err = -ENOMEM;
-		goto out;
+		goto release;
 	}
 	err = kpromoted_get();
 	if (err)
@@ -241,6 +252,8 @@ static int klruscand_set(bool on)
 free_walk:
 	kfree(klruscand_walk);
 	klruscand_walk = NULL;
+release:
+	tier_promoter_release(TIER_PROMOTER_KLRUSCAND);
 out:
 	mutex_unlock(&klruscand_mutex);
 	return err;

@@ -9,7 +9,9 @@
  * use of that node (node_mem_used_bp).  DAMON core tunes how much each
  * scheme moves (its quota goal tuner) and how often it samples (the
  * monitoring intervals goal); this module states the policy, and states it
- * again when memory hotplug changes the nodes.
+ * again when memory hotplug changes the nodes.  It is one of the top
+ * tier's promoters (mm/tier_promoter.c): it only demotes while NUMA
+ * balancing's memory tiering mode promotes.
  */
 
 #define pr_fmt(fmt) "damon-tier: " fmt
@@ -25,6 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tier_promoter.h>
 #include <linux/workqueue.h>
 
 #include "modules-common.h"
@@ -153,6 +156,7 @@ static bool damon_tier_initialized;
  * @goal_tuner:		as the parameter of that name
  * @respect_placement:	as the parameter of that name
  * @tlb_flush:		as the parameter of that name
+ * @promote:		whether to promote: not while NUMA balancing does
  * @memcg:		whether only one memory cgroup is moved
  * @memcg_id:		that cgroup, 0 once it is gone
  * @memcg_cgid:		its cgroup_id(), which no other cgroup ever gets
@@ -170,7 +174,7 @@ struct damon_tier_state {
 	struct damon_attrs start;
 	unsigned long target_used_bp, target_free_bp, quota_sz;
 	enum damos_quota_goal_tuner goal_tuner;
-	bool respect_placement, tlb_flush, memcg;
+	bool respect_placement, tlb_flush, memcg, promote;
 	unsigned short memcg_id;
 	u64 memcg_cgid;
 	struct damos_stat hot, cold;
@@ -362,7 +366,7 @@ static int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 		span.start = PFN_PHYS(node_start_pfn(nid));
 		span.end = PFN_PHYS(node_end_pfn(nid));
 		down = damon_tier_demote_to(nid);
-		up = damon_tier_promote_to(nid);
+		up = st->promote ? damon_tier_promote_to(nid) : NUMA_NO_NODE;
 		if (down != NUMA_NO_NODE) {
 			s = damon_tier_new_scheme(&span, down, false, nid, st);
 			if (!s)
@@ -462,6 +466,7 @@ static int damon_tier_read_params(struct damon_tier_state *st)
 	st->goal_tuner = goal_tuner;
 	st->respect_placement = respect_placement;
 	st->tlb_flush = tlb_flush;
+	st->promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
 	st->memcg = memcg_path && *memcg_path;
 	st->memcg_id = 0;
 	st->memcg_cgid = 0;
@@ -536,7 +541,8 @@ static int damon_tier_apply(struct damon_ctx *c,
 /*
  * After every sample: the read-only parameters.  A tiered cgroup that is
  * gone may have its memcg id taken by another one: move nothing then (no
- * page has memcg id 0) until a path is committed again.
+ * page has memcg id 0) until a path is committed again.  While NUMA
+ * balancing's tiering mode promotes, only demote.
  */
 static int damon_tier_after_sample(void *data)
 {
@@ -547,11 +553,13 @@ static int damon_tier_after_sample(void *data)
 	unsigned long nr = 0;
 
 	if (st.memcg && st.memcg_id &&
-	    damon_tier_memcg_cgid(st.memcg_id) != st.memcg_cgid) {
+	    damon_tier_memcg_cgid(st.memcg_id) != st.memcg_cgid)
 		st.memcg_id = 0;
-		if (damon_tier_apply(c, &st))
-			pr_warn_once("cannot stop tiering a removed cgroup\n");
-	}
+	st.promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
+	if ((st.memcg_id != damon_tier_state.memcg_id ||
+	     st.promote != damon_tier_state.promote) &&
+	    damon_tier_apply(c, &st))
+		pr_warn_once("cannot follow a removed cgroup or NUMA balancing\n");
 	hot = damon_tier_state.hot;
 	cold = damon_tier_state.cold;
 	damon_tier_sum_stats(c, &hot, &cold);
@@ -625,16 +633,21 @@ static int damon_tier_turn(bool on)
 			WRITE_ONCE(nr_regions, 0);
 		return err;
 	}
-	err = damon_tier_read_params(&st);
+	err = tier_promoter_claim(TIER_PROMOTER_DAMON_TIER);
 	if (err)
 		return err;
+	err = damon_tier_read_params(&st);
+	if (err)
+		goto release;
 	c = damon_tier_new_ctx(&st, NULL);
-	if (IS_ERR(c))
-		return PTR_ERR(c);
+	if (IS_ERR(c)) {
+		err = PTR_ERR(c);
+		goto release;
+	}
 	err = damon_commit_ctx(ctx, c);
 	damon_destroy_ctx(c);
 	if (err)
-		return err;
+		goto release;
 	/* Count from 0: the schemes the commit kept keep their stats. */
 	damon_tier_sum_stats(ctx, &hot, &cold);
 	damon_tier_rebase(&st.hot, &none, &hot);
@@ -643,10 +656,13 @@ static int damon_tier_turn(bool on)
 	WRITE_ONCE(nr_schemes, list_count_nodes(&ctx->schemes));
 	err = damon_start(&ctx, 1, true);
 	if (err)
-		return err;
+		goto release;
 	err = damon_call(ctx, &damon_tier_sample_control);
-	if (err)
-		damon_stop(&ctx, 1);
+	if (!err)
+		return 0;
+	damon_stop(&ctx, 1);
+release:
+	tier_promoter_release(TIER_PROMOTER_DAMON_TIER);
 	return err;
 }
 
@@ -699,6 +715,9 @@ static int damon_tier_enabled_store(const char *val,
 		err = damon_tier_turn(want);
 	if (!err)
 		enabled = want;
+	/* Also when the kdamond had stopped by itself. */
+	if (!err && !want)
+		tier_promoter_release(TIER_PROMOTER_DAMON_TIER);
 	mutex_unlock(&damon_tier_lock);
 	return err;
 }

@@ -65,6 +65,10 @@ MECHS = {
     # klruscand + kpromoted on their defaults; they only promote, so
     # reclaim's demotion makes room (demotion_enabled=1, labelled).
     "klruscand": {"klruscand": True, "demotion_enabled": "1"},
+    # Two promoters: damon_tier enabled first, then NUMA balancing's tiering
+    # mode (kernel.numa_balancing=2, labelled), which damon_tier yields
+    # promotion to while it keeps demoting (mm/tier_promoter.c).
+    "damon_tier_then_nb": {"damon_tier": {}, "numa_balancing_after": "2"},
 }
 KL = "/sys/kernel/mm/klruscand"
 KPROMOTED_COUNTERS = ("kpromoted_recorded_pgtscans", "kpromoted_record_added",
@@ -254,6 +258,8 @@ def run_cell(cell, workload):
             put(PARAMS + "/" + k, v)
         put(PARAMS + "/enabled", "Y")
         pids = [int(read(PARAMS + "/kdamond_pid"))]
+        if "numa_balancing_after" in mech:
+            put("/proc/sys/kernel/numa_balancing", mech["numa_balancing_after"])
     elif "damo" in mech:
         subprocess.run(damo_mem_tier.STAT_OFF, check=True, capture_output=True)
         subprocess.run(mech["damo"], check=True, capture_output=True)
