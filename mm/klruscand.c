@@ -131,8 +131,9 @@ static int klruscand_next_mms(int *next, struct mm_struct **mms)
 }
 
 /*
- * Walk every mm once per lower-tier node; false if MGLRU was disabled (or
- * there is no lower tier) and nothing could be learned.
+ * Walk every mm once per lower-tier node; false if MGLRU was disabled,
+ * there is no lower tier or NUMA balancing's tiering mode promotes, and
+ * nothing could be learned.
  */
 static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 {

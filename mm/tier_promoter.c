@@ -36,8 +36,9 @@ static const char * const tier_promoter_names[NR_TIER_PROMOTERS] = {
 
 /*
  * tier_promoter_lock serialises claims and releases, the only writers of
- * tier_promoter_owner; tier_promoter_yielded is a bit per promoter, set
- * and cleared atomically by the owner's own thread.
+ * tier_promoter_owner, which tier_promoter_may_promote() reads without it.
+ * tier_promoter_yielded has a bit per promoter, set and cleared with
+ * atomic bit operations by whoever asks for that promoter.
  */
 static DEFINE_MUTEX(tier_promoter_lock);
 static int tier_promoter_owner = -1;
@@ -45,8 +46,7 @@ static unsigned long tier_promoter_yielded;
 
 static bool numa_balancing_promotes(void)
 {
-	return READ_ONCE(sysctl_numa_balancing_mode) &
-	       NUMA_BALANCING_MEMORY_TIERING;
+	return sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING;
 }
 
 /**
@@ -67,17 +67,17 @@ int tier_promoter_claim(enum tier_promoter who)
 		goto out;
 	err = -EBUSY;
 	if (numa_balancing_promotes()) {
-		pr_warn("%s not enabled: NUMA balancing's memory tiering mode (kernel.numa_balancing) promotes\n",
-			tier_promoter_names[who]);
+		pr_warn_ratelimited("%s not enabled: NUMA balancing's memory tiering mode (kernel.numa_balancing) promotes\n",
+				    tier_promoter_names[who]);
 		goto out;
 	}
 	if (tier_promoter_owner >= 0) {
-		pr_warn("%s not enabled: %s promotes\n",
-			tier_promoter_names[who],
-			tier_promoter_names[tier_promoter_owner]);
+		pr_warn_ratelimited("%s not enabled: %s promotes\n",
+				    tier_promoter_names[who],
+				    tier_promoter_names[tier_promoter_owner]);
 		goto out;
 	}
-	tier_promoter_owner = who;
+	WRITE_ONCE(tier_promoter_owner, who);
 	clear_bit(who, &tier_promoter_yielded);
 	err = 0;
 out:
@@ -97,7 +97,7 @@ void tier_promoter_release(enum tier_promoter who)
 {
 	mutex_lock(&tier_promoter_lock);
 	if (tier_promoter_owner == who)
-		tier_promoter_owner = -1;
+		WRITE_ONCE(tier_promoter_owner, -1);
 	mutex_unlock(&tier_promoter_lock);
 }
 
@@ -106,23 +106,23 @@ void tier_promoter_release(enum tier_promoter who)
  * @who:	the promoter holding the claim
  *
  * False while NUMA balancing's memory tiering mode is on: it was turned on
- * after @who claimed the top tier.  The first false after a true is
- * logged.
+ * after @who claimed the top tier.  While @who holds the claim, the first
+ * false after a true is logged, and the first true after a false.
  *
  * Context: any; lockless.
  * Return: true if @who may promote.
  */
 bool tier_promoter_may_promote(enum tier_promoter who)
 {
+	bool owner = READ_ONCE(tier_promoter_owner) == who;
+
 	if (!numa_balancing_promotes()) {
-		if (test_bit(who, &tier_promoter_yielded)) {
-			clear_bit(who, &tier_promoter_yielded);
+		if (test_and_clear_bit(who, &tier_promoter_yielded) && owner)
 			pr_info("%s promotes again: NUMA balancing's memory tiering mode is off\n",
 				tier_promoter_names[who]);
-		}
 		return true;
 	}
-	if (!test_and_set_bit(who, &tier_promoter_yielded))
+	if (!test_and_set_bit(who, &tier_promoter_yielded) && owner)
 		pr_warn("%s stops promoting: NUMA balancing's memory tiering mode (kernel.numa_balancing) promotes\n",
 			tier_promoter_names[who]);
 	return false;
