@@ -416,8 +416,12 @@ static nodemask_t kpromoted_room_wanted;
 
 static void kpromoted_want_room(int nid)
 {
-	if (!node_isset(nid, kpromoted_room_wanted))
-		node_set(nid, kpromoted_room_wanted);
+	/* Without demotion kswapd keeps the high watermark anyway. */
+	if (!numa_demotion_enabled || node_isset(nid, kpromoted_room_wanted))
+		return;
+	node_set(nid, kpromoted_room_wanted);
+	/* Seen by a kswapd checking pgdat_balanced() as it goes to sleep. */
+	smp_mb__after_atomic();
 }
 
 /**

@@ -61,8 +61,8 @@ static inline void kpromoted_room_made(int nid)
  * the promo watermark, so that a woken kswapd makes that room instead of
  * finding the node balanced.  For kpromoted it does so only for a node
  * where a promotion found too little free memory, until kswapd got there
- * (kpromoted_room_made()), and only while demotion is enabled, so that it
- * never makes kswapd swap or drop page cache to make room.
+ * (kpromoted_room_made()), and only while demotion is enabled, so that
+ * the room is made mostly by demoting rather than by reclaim.
  *
  * Return: true while promotions need kswapd to make room on @nid.
  */

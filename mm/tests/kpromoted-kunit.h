@@ -186,6 +186,9 @@ static void kpromoted_test_room_request(struct kunit *test)
 
 	if (sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING)
 		kunit_skip(test, "NUMA balancing's tiering mode is on");
+	/* A running kpromoted and its requests steer the real kswapd. */
+	if (kpromoted_active())
+		kunit_skip(test, "kpromoted runs");
 	err = kpromoted_get();
 	if (err)
 		kunit_skip(test, "kpromoted cannot start: %d", err);
@@ -196,6 +199,10 @@ static void kpromoted_test_room_request(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kswapd_keeps_promo_room(nid));
 	numa_demotion_enabled = false;
 	KUNIT_EXPECT_FALSE(test, kswapd_keeps_promo_room(nid));
+	/* No request is made while demotion is off. */
+	kpromoted_room_made(nid);
+	kpromoted_want_room(nid);
+	KUNIT_EXPECT_FALSE(test, node_isset(nid, kpromoted_room_wanted));
 	numa_demotion_enabled = true;
 	kpromoted_room_made(nid);
 	KUNIT_EXPECT_FALSE(test, kswapd_keeps_promo_room(nid));
