@@ -29,6 +29,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "ops-common.h"
+
 /**
  * damos_node_mem_bp_of() - used or free share of a memory size, in bp
  * @total:	total size (any unit)
@@ -98,10 +100,48 @@ unsigned long damos_node_mem_bp(int nid, bool used)
 	return damos_node_mem_bp_of(i.totalram, i.freeram, used);
 }
 
+#ifdef CONFIG_MEMCG
+/*
+ * The memory cgroup of cgroup id @id, with a reference; NULL if it is gone
+ * or has no memory controller of its own any more (its parent's is not
+ * it).  cgroup_get_from_id() knows the cgroup2 hierarchy only: with the
+ * memory controller on a v1 hierarchy, whose ids can be a v2 cgroup's too,
+ * look among the memory cgroups.
+ */
+static struct mem_cgroup *damon_memcg_get(u64 id)
+{
+	struct cgroup_subsys_state *css;
+	struct mem_cgroup *memcg;
+	struct cgroup *cgrp;
+
+	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys)) {
+		for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+		     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+			if (damon_memcg_id(memcg) == id &&
+			    mem_cgroup_tryget(memcg)) {
+				mem_cgroup_iter_break(NULL, memcg);
+				return memcg;
+			}
+		}
+		return NULL;
+	}
+	cgrp = cgroup_get_from_id(id);
+	if (IS_ERR(cgrp))
+		return NULL;
+	css = cgroup_get_e_css(cgrp, &memory_cgrp_subsys);
+	if (css && css->cgroup != cgrp) {
+		css_put(css);
+		css = NULL;
+	}
+	cgroup_put(cgrp);
+	return css ? mem_cgroup_from_css(css) : NULL;
+}
+#endif
+
 /**
  * damos_node_memcg_bp() - current value of a node_memcg_{used,free}_bp goal
  * @nid:	node of the goal
- * @memcg_id:	cgroup of the goal (mem_cgroup_id())
+ * @memcg_id:	cgroup of the goal (its cgroup_id())
  * @used:	true for node_memcg_used_bp, false for node_memcg_free_bp
  *
  * The cgroup's memory on the node is its anonymous and file LRU pages
@@ -113,8 +153,7 @@ unsigned long damos_node_mem_bp(int nid, bool used)
  *
  * Return: the metric's current value in basis points.
  */
-unsigned long damos_node_memcg_bp(int nid, unsigned short memcg_id,
-				  bool used)
+unsigned long damos_node_memcg_bp(int nid, u64 memcg_id, bool used)
 {
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg;
@@ -126,11 +165,7 @@ unsigned long damos_node_memcg_bp(int nid, unsigned short memcg_id,
 		return 0;
 	if (nid < 0 || nid >= MAX_NUMNODES || !node_state(nid, N_MEMORY))
 		goto unused;
-	rcu_read_lock();
-	memcg = mem_cgroup_from_id(memcg_id);
-	if (memcg && !mem_cgroup_tryget(memcg))
-		memcg = NULL;
-	rcu_read_unlock();
+	memcg = damon_memcg_get(memcg_id);
 	if (!memcg)
 		goto unused;
 	mem_cgroup_flush_stats(memcg);
@@ -259,7 +294,7 @@ unsigned long damos_quota_goal_gap_bytes(struct damos_quota_goal *goal)
  * damon_memcg_path_to_id() - the memory cgroup of a path
  * @path:	path from the cgroup2 mount point, e.g. "/workload"; a
  *		trailing newline is ignored
- * @id:		set to the cgroup's mem_cgroup_id() if found
+ * @id:		set to the cgroup's cgroup_id() if found
  *
  * For DAMOS memcg filters and node_memcg goals, which hold cgroups by id.
  * Cgroups being removed are skipped.
@@ -267,7 +302,7 @@ unsigned long damos_quota_goal_gap_bytes(struct damos_quota_goal *goal)
  * Return: 0, -EINVAL if @path is NULL or no memory cgroup has it, or
  * -ENOMEM.
  */
-int damon_memcg_path_to_id(const char *path, unsigned short *id)
+int damon_memcg_path_to_id(const char *path, u64 *id)
 {
 	struct mem_cgroup *memcg;
 	bool found = false;
@@ -287,7 +322,7 @@ int damon_memcg_path_to_id(const char *path, unsigned short *id)
 		found = sysfs_streq(buf, path);
 #endif
 		if (found) {
-			*id = mem_cgroup_id(memcg);
+			*id = damon_memcg_id(memcg);
 			mem_cgroup_iter_break(NULL, memcg);
 			break;
 		}

@@ -158,8 +158,7 @@ static bool damon_tier_initialized;
  * @tlb_flush:		as the parameter of that name
  * @promote:		whether to promote: not while NUMA balancing does
  * @memcg:		whether only one memory cgroup is moved
- * @memcg_id:		that cgroup, 0 once it is gone
- * @memcg_cgid:		its cgroup_id(), which no other cgroup ever gets
+ * @memcg_id:		that cgroup's id, which no other cgroup ever gets
  * @hot:		promotion counts the running schemes' stats no longer
  *			hold
  * @cold:		the same for demotion
@@ -175,8 +174,7 @@ struct damon_tier_state {
 	unsigned long target_used_bp, target_free_bp, quota_sz;
 	enum damos_quota_goal_tuner goal_tuner;
 	bool respect_placement, tlb_flush, memcg, promote;
-	unsigned short memcg_id;
-	u64 memcg_cgid;
+	u64 memcg_id;
 	struct damos_stat hot, cold;
 };
 
@@ -344,9 +342,9 @@ static int damon_tier_add_range(struct damon_addr_range *ranges, int nr,
 
 /*
  * Add a scheme per tier boundary to @c, and monitor in @t the spans of the
- * nodes that have one.  A machine of one tier, or a tiered cgroup that is
- * gone, gets neither: @t is destroyed, as a target without regions would
- * keep the running target's regions in a commit.
+ * nodes that have one.  A machine of one tier gets neither: @t is
+ * destroyed, as a target without regions would keep the running target's
+ * regions in a commit.
  */
 static int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 			    const struct damon_tier_state *st)
@@ -361,8 +359,6 @@ static int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 	/* Spans that agree with the tiers, which change only with them. */
 	get_online_mems();
 	for_each_node_state(nid, N_MEMORY) {
-		if (st->memcg && !st->memcg_id)
-			break;
 		span.start = PFN_PHYS(node_start_pfn(nid));
 		span.end = PFN_PHYS(node_end_pfn(nid));
 		down = damon_tier_demote_to(nid);
@@ -384,8 +380,6 @@ static int damon_tier_build(struct damon_ctx *c, struct damon_target *t,
 			nr = damon_tier_add_range(ranges, nr, span.start,
 						  span.end);
 	}
-	if (st->memcg && !st->memcg_id)
-		nr = 0;
 	err = 0;
 	if (nr)
 		err = damon_set_regions(t, ranges, nr);
@@ -395,22 +389,6 @@ out:
 	put_online_mems();
 	kfree(ranges);
 	return err;
-}
-
-/* The cgroup_id() of memory cgroup @id, 0 if it is gone. */
-static u64 damon_tier_memcg_cgid(unsigned short id)
-{
-	u64 cgid = 0;
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg;
-
-	rcu_read_lock();
-	memcg = mem_cgroup_from_id(id);
-	if (memcg)
-		cgid = cgroup_id(memcg->css.cgroup);
-	rcu_read_unlock();
-#endif
-	return cgid;
 }
 
 /*
@@ -469,14 +447,8 @@ static int damon_tier_read_params(struct damon_tier_state *st)
 	st->promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
 	st->memcg = memcg_path && *memcg_path;
 	st->memcg_id = 0;
-	st->memcg_cgid = 0;
-	if (st->memcg) {
-		int err = damon_memcg_path_to_id(memcg_path, &st->memcg_id);
-
-		if (err)
-			return err;
-		st->memcg_cgid = damon_tier_memcg_cgid(st->memcg_id);
-	}
+	if (st->memcg)
+		return damon_memcg_path_to_id(memcg_path, &st->memcg_id);
 	return 0;
 }
 
@@ -539,10 +511,8 @@ static int damon_tier_apply(struct damon_ctx *c,
 }
 
 /*
- * After every sample: the read-only parameters.  A tiered cgroup that is
- * gone may have its memcg id taken by another one: move nothing then (no
- * page has memcg id 0) until a path is committed again.  While NUMA
- * balancing's tiering mode promotes, only demote.
+ * After every sample: the read-only parameters.  While NUMA balancing's
+ * tiering mode promotes, only demote.
  */
 static int damon_tier_after_sample(void *data)
 {
@@ -552,14 +522,9 @@ static int damon_tier_after_sample(void *data)
 	struct damon_target *t;
 	unsigned long nr = 0;
 
-	if (st.memcg && st.memcg_id &&
-	    damon_tier_memcg_cgid(st.memcg_id) != st.memcg_cgid)
-		st.memcg_id = 0;
 	st.promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
-	if ((st.memcg_id != damon_tier_state.memcg_id ||
-	     st.promote != damon_tier_state.promote) &&
-	    damon_tier_apply(c, &st))
-		pr_warn_once("cannot follow a removed cgroup or NUMA balancing\n");
+	if (st.promote != damon_tier_state.promote && damon_tier_apply(c, &st))
+		pr_warn_once("cannot follow NUMA balancing's tiering mode\n");
 	hot = damon_tier_state.hot;
 	cold = damon_tier_state.cold;
 	damon_tier_sum_stats(c, &hot, &cold);

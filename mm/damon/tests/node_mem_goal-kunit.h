@@ -65,6 +65,7 @@ static void damos_test_node_memcg_bp(struct kunit *test)
 {
 	int nid = first_memory_node;
 	unsigned long used, free;
+	u64 root;
 
 	if (!IS_ENABLED(CONFIG_NUMA)) {
 		KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(0, 1, true), 0);
@@ -74,16 +75,20 @@ static void damos_test_node_memcg_bp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(-1, 1, true), 0);
 	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(MAX_NUMNODES, 1, false),
 			10000);
-	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, USHRT_MAX, true), 0);
-	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, USHRT_MAX, false),
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, U64_MAX, true), 0);
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, U64_MAX, false),
 			10000);
 	if (mem_cgroup_disabled() || !root_mem_cgroup)
 		kunit_skip(test, "memory cgroups are disabled");
-	used = damos_node_memcg_bp(nid, mem_cgroup_id(root_mem_cgroup), true);
-	free = damos_node_memcg_bp(nid, mem_cgroup_id(root_mem_cgroup), false);
+	root = damon_memcg_id(root_mem_cgroup);
+	used = damos_node_memcg_bp(nid, root, true);
+	free = damos_node_memcg_bp(nid, root, false);
 	KUNIT_EXPECT_LE(test, used, 10000);
 	/* Both are read from the same counters a moment apart. */
 	KUNIT_EXPECT_LE(test, abs((long)(used + free) - 10000), 50);
+	/* Ids are 64-bit: one that differs above bit 31 is another cgroup. */
+	KUNIT_EXPECT_EQ(test, damos_node_memcg_bp(nid, root | BIT_ULL(40), false),
+			10000);
 }
 
 static struct kunit_case damos_node_mem_goal_test_cases[] = {

@@ -112,7 +112,7 @@ static void damon_tier_test_schemes(struct kunit *test)
 	quota_reset_interval_ms = 1UL << 20;
 	KUNIT_ASSERT_EQ(test, damon_tier_read_params(&st), 0);
 	st.memcg = true;
-	st.memcg_id = 7;
+	st.memcg_id = BIT_ULL(40) | 7;
 	s = damon_tier_new_scheme(&span, 1, false, 0, &st);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_EXPECT_EQ(test, s->action, DAMOS_MIGRATE_COLD);
@@ -130,7 +130,7 @@ static void damon_tier_test_schemes(struct kunit *test)
 	f = damon_tier_test_filter(s, 0);
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_EXPECT_EQ(test, f->type, DAMOS_FILTER_TYPE_MEMCG);
-	KUNIT_EXPECT_EQ(test, f->memcg_id, 7);
+	KUNIT_EXPECT_EQ(test, f->memcg_id, BIT_ULL(40) | 7);
 	KUNIT_EXPECT_FALSE(test, f->allow);
 	f = damon_tier_test_filter(s, 2);
 	KUNIT_ASSERT_NOT_NULL(test, f);
@@ -143,13 +143,13 @@ static void damon_tier_test_schemes(struct kunit *test)
 	quota_reset_interval_ms = 1;
 	KUNIT_ASSERT_EQ(test, damon_tier_read_params(&st), 0);
 	st.memcg = true;
-	st.memcg_id = 7;
+	st.memcg_id = BIT_ULL(40) | 7;
 	s = damon_tier_new_scheme(&span, 0, true, 0, &st);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	g = damon_tier_test_goal(s);
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	KUNIT_EXPECT_EQ(test, g->metric, DAMOS_QUOTA_NODE_MEMCG_USED_BP);
-	KUNIT_EXPECT_EQ(test, g->memcg_id, 7);
+	KUNIT_EXPECT_EQ(test, g->memcg_id, BIT_ULL(40) | 7);
 	/* 1 TiB a millisecond: 100 TiB a window, no overflow. */
 	KUNIT_EXPECT_EQ(test, s->quota.sz, 100ul << 40);
 	damon_destroy_scheme(s);

@@ -18,9 +18,9 @@ CPUs that touch them, and the test is about what damon_tier moves.
 Input: a path no cgroup has makes enabled=Y fail with EINVAL and leaves
 damon_tier off; a path of PATH_MAX bytes or more is refused when written;
 the parameter reads back what was written, without the newline.
-A cgroup removed while damon_tier tiers it is not tiered again under its
-memory cgroup id, which a new cgroup may get: a hot set of a cgroup made
-after the removal stays where it is.
+A cgroup removed while damon_tier tiers it is held by its cgroup id, which
+no new cgroup gets: a hot set of a cgroup made after the removal stays
+where it is.
 """
 import argparse
 import errno
