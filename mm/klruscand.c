@@ -4,13 +4,14 @@
  * page-table walk and reports them to kpromoted.
  *
  * Every scan_interval_ms the klruscand thread walks the page tables of
- * each process, once per lower-tier node, with lru_gen_scan_mm(): the walk
- * MGLRU's aging does, which clears the accessed bits it finds and moves
- * those folios to the youngest generation as aging would, so reclaim
- * keeps what it learns.  Each young folio on that node is reported to
- * kpromoted, which promotes the ones seen accessed often enough: once for
- * each run of young entries that map it one after another, so a large
- * folio counts once but a folio mapped at two places counts twice.
+ * each process once, for all lower-tier nodes together, with
+ * lru_gen_scan_mm(): the walk MGLRU's aging does, which clears the accessed
+ * bits it finds on folios of those nodes and moves the folios to the
+ * youngest generation of their node as aging would, so reclaim keeps what
+ * it learns.  Each such young folio is reported to kpromoted, which
+ * promotes the ones seen accessed often enough: once for each run of young
+ * entries that map it one after another, so a large folio counts once but
+ * a folio mapped at two places counts twice.
  * Folios in mlocked, hugetlb and special VMAs are never walked, as in
  * aging.  Only the folios charged to the memory cgroup of an mm (its
  * owner's) are looked at, as in aging: page cache another cgroup was
@@ -131,9 +132,9 @@ static int klruscand_next_mms(int *next, struct mm_struct **mms)
 }
 
 /*
- * Walk every mm once per lower-tier node; false if MGLRU was disabled,
- * there is no lower tier or NUMA balancing's tiering mode promotes, and
- * nothing could be learned.
+ * Walk every mm once for all lower-tier nodes; false if MGLRU was
+ * disabled, there is no lower tier or NUMA balancing's tiering mode
+ * promotes, and nothing could be learned.
  */
 static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 {
@@ -151,26 +152,21 @@ static bool klruscand_scan(struct lru_gen_mm_walk *walk)
 	do {
 		n = klruscand_next_mms(&next, mms);
 		for (i = 0; i < n; i++) {
-			struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mms[i]);
+			struct mem_cgroup *memcg;
 
-			for_each_node_mask(nid, lower) {
-				struct lruvec *lruvec;
-
-				if (kthread_should_stop() || !lru_gen_enabled())
-					break;
-				klruscand_last = NULL;
-				lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
-				if (lru_gen_scan_mm(mms[i], lruvec, walk,
-						    klruscand_young) == -EBUSY) {
-					/* the next scan tries again */
-					count_vm_event(KLRUSCAND_MM_SKIPPED);
-					cond_resched();
-					break;
-				}
-				cond_resched();
+			if (kthread_should_stop() || !lru_gen_enabled()) {
+				mmput(mms[i]);
+				continue;
 			}
+			memcg = get_mem_cgroup_from_mm(mms[i]);
+			klruscand_last = NULL;
+			/* on -EBUSY the next scan tries again */
+			if (lru_gen_scan_mm(mms[i], memcg, &lower, walk,
+					    klruscand_young) == -EBUSY)
+				count_vm_event(KLRUSCAND_MM_SKIPPED);
 			mem_cgroup_put(memcg);
 			mmput(mms[i]);
+			cond_resched();
 		}
 	} while (n == KLRUSCAND_BATCH && !kthread_should_stop() &&
 		 lru_gen_enabled());

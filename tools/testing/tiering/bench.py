@@ -64,7 +64,7 @@ def main():
         sys.exit("bench: the KUnit lookup-cost case printed %d of 3 rows" % len(lookup))
     scal = guest_json("8node", "%s scaling 8000 5" % exe, "bench-scaling", 900)
     matrix = []
-    for t in ("2tier", "3tier", "2cxl", "2tier-big"):
+    for t in ("2tier", "3tier", "2cxl") + bench_matrix.SCAN_TOPOLOGIES:
         cells = bench_matrix.cells_for(t, quick, parts=parts)
         if cells:
             matrix.append(bench_matrix.run_topology(t, cells))

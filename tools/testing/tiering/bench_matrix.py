@@ -63,17 +63,22 @@ def parse_parts(text):
     return parts
 
 
+# klruscand's scan cost against mapped memory, with one lower node and two.
+SCAN_TOPOLOGIES = ("2tier-big", "2cxl-big")
+
+
 def cells_for(topology, quick, runs=None, seconds=90, parts=PARTS):
     """The cells of @topology: (mech, workload, hot MiB) with run numbers.
 
     Two parts, each its own budget of VM time: "tiering", damon_tier worst
     of @runs (3) on every topology and the other mechanisms once on 2tier;
     "sources", klruscand (its goal cells worst of @runs) against NUMA
-    balancing on 3tier and 2cxl too, and its scan cost on 2tier-big.
+    balancing on 3tier and 2cxl too, and its scan cost on 2tier-big and
+    2cxl-big (one lower node, and two).
     """
     dt_runs = runs or (1 if quick else 3)
     base, others = [], []
-    if topology == "2tier-big":
+    if topology in SCAN_TOPOLOGIES:
         if "sources" not in parts or quick:
             return []
         # klruscand's scan cost against mapped memory: 1x, 2x and 4x the
@@ -419,10 +424,12 @@ def race_section(results):
                                 best(1, -1, lambda v: "%.1f%%" % (100 * v)),
                                 best(2, 1, lambda v: "-" if v >= 1e9 else "%.2f%%" % v)))
     lines += [""] + wins + [""]
-    scan = [f for r in results for f in r["figures"]
-            if f["mech"] == "klruscand" and r["topology"] == "2tier-big"]
-    if scan:
-        lines += ["klruscand's scan cost against mapped memory (2tier-big, one run each): " +
+    for topo in SCAN_TOPOLOGIES:
+        scan = [f for r in results for f in r["figures"]
+                if f["mech"] == "klruscand" and r["topology"] == topo]
+        if not scan:
+            continue
+        lines += ["klruscand's scan cost against mapped memory (%s, one run each): " % topo +
                   "; ".join("+%d MiB cold mapped: CPU settled %s, whole run %s, 90%% after %s" % (
                       f["extra_cold_mb"], fmt(f["cpu_pct"], "%.2f%%"),
                       fmt(f["cpu_run_pct"], "%.2f%%"),
