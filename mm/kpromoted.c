@@ -36,6 +36,7 @@
 
 #define pr_fmt(fmt) "kpromoted: " fmt
 
+#include <linux/debugfs.h>
 #include <linux/freezer.h>
 #include <linux/folio_placement.h>
 #include <linux/hash.h>
@@ -552,7 +553,7 @@ static void kpromoted_flush(struct kpromoted_batch *b)
 	if (!b->nr)
 		return;
 	migrate_pages(&b->folios, kpromoted_alloc, NULL, b->nid, MIGRATE_ASYNC,
-		      MR_NUMA_MISPLACED, &nr_succeeded);
+		      MR_KPROMOTED, &nr_succeeded);
 	/* What did not move is back on the list. */
 	list_for_each_entry(folio, &b->folios, lru) {
 		for (i = 0; i < b->nr; i++) {
@@ -898,6 +899,35 @@ static const struct attribute_group kpromoted_group = {
 	.attrs = kpromoted_attrs,
 };
 
+#ifdef CONFIG_DEBUG_FS
+/*
+ * A PFN written to <debugfs>/kpromoted/inject_hwhint is reported as a
+ * hardware access sample of it would be: a stand-in for samplers yet to
+ * come, and a way to test reports of any PFN (a hole, an offlined block).
+ */
+static int kpromoted_inject_hwhint(void *data, u64 pfn)
+{
+	if (pfn > ULONG_MAX)
+		return -EINVAL;
+	kpromoted_record_access(pfn, NUMA_NO_NODE, KPROMOTED_SRC_HWHINT);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kpromoted_inject_fops, NULL, kpromoted_inject_hwhint,
+			 "%llu\n");
+
+static void __init kpromoted_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kpromoted", NULL);
+
+	debugfs_create_file_unsafe("inject_hwhint", 0200, dir, NULL,
+				   &kpromoted_inject_fops);
+}
+#else
+static inline void kpromoted_debugfs_init(void)
+{
+}
+#endif
+
 static int __init kpromoted_init(void)
 {
 	struct kobject *kobj = kobject_create_and_add("kpromoted", mm_kobj);
@@ -909,8 +939,10 @@ static int __init kpromoted_init(void)
 	if (err) {
 		pr_err("cannot create its sysfs files: %d\n", err);
 		kobject_put(kobj);
+		return err;
 	}
-	return err;
+	kpromoted_debugfs_init();
+	return 0;
 }
 subsys_initcall(kpromoted_init);
 

@@ -7,10 +7,14 @@
   - enabled=1 starts the klruscand and kpromoted threads, 0 stops both;
   - with node0 roomy, a hot set on the lowest tier moves up (move_pages(2)
     counts), a cold set beside it does not, and a bound, an interleaved
-    and an mlocked hot buffer stay where their users put them;
+    and an mlocked hot buffer stay where their users put them; where the
+    lowest tier has a second node (2cxl), a hot set there moves up too, in
+    the same scans (one walk of each process covers every lower node);
   - the vmstat counters move and agree: every promotion is in
     kpromoted_mig_promoted and pgpromote_success, and the refusals of
     policy-bound memory in kpromoted_mig_dropped;
+  - the mm_migrate_pages trace events of the run name kpromoted as their
+    reason, and their nr_succeeded add up to pgpromote_success;
   - while MGLRU is disabled at run time klruscand reports nothing, and
     again once it is enabled;
   - every buffer's data is intact.
@@ -22,6 +26,7 @@ set from its hint faults) and restored after.
 """
 import argparse
 import os
+import re
 import sys
 import threading
 import time
@@ -32,6 +37,9 @@ from damon_tier_placement import Buffer, cold_counts
 KL = "/sys/kernel/mm/klruscand"
 KP = "/sys/kernel/mm/kpromoted"
 LRU_GEN = "/sys/kernel/mm/lru_gen/enabled"
+TRACE = "/sys/kernel/tracing"
+MIGRATE_EV = TRACE + "/events/migrate/mm_migrate_pages/enable"
+MIGRATED = re.compile(r"mm_migrate_pages: nr_succeeded=(\d+) .* reason=(\w+)")
 
 expect = tiering_util.expect
 read = tiering_util.read_file
@@ -53,6 +61,15 @@ def vmstat():
     # events (kpromoted_*) are summed exactly, those are not.
     write("/proc/sys/vm/stat_refresh", "1")
     return tiering_util.vmstat()
+
+
+def migrations():
+    """{reason: pages} from the mm_migrate_pages events in the trace buffer."""
+    out = {}
+    with open(TRACE + "/trace") as f:
+        for m in MIGRATED.finditer(f.read()):
+            out[m.group(2)] = out.get(m.group(2), 0) + int(m.group(1))
+    return out
 
 
 def threads(name):
@@ -135,8 +152,10 @@ def main():
 
     t = tiering_util.tiers()
     top, bottom = t[0][0], t[-1][0]
+    second = t[-1][1] if len(t[-1]) > 1 else None
     put("/sys/kernel/mm/transparent_hugepage/enabled", "never")
-    saved = {p: read(p) for p in ("/proc/sys/kernel/numa_balancing", LRU_GEN)}
+    saved = {p: read(p) for p in ("/proc/sys/kernel/numa_balancing", LRU_GEN,
+                                  TRACE + "/buffer_size_kb")}
     put("/proc/sys/kernel/numa_balancing", "0")
 
     check_files()
@@ -147,6 +166,10 @@ def main():
     try:
         hot = Buffer("hot set", "hot", 64, bottom, run_for)
         bufs.append(hot)
+        hots = [hot]
+        if second is not None:
+            hots.append(Buffer("hot set on node%d" % second, "hot", 64, second, run_for))
+            bufs.append(hots[-1])
         bound = Buffer("bound to node%d" % bottom, "hot", 16, bottom, run_for,
                        {"TIER_WORKLOAD_POLICY": "bind"})
         bufs.append(bound)
@@ -162,6 +185,11 @@ def main():
             b.poll()
         il_before = il.share(top)
         expect(hot.share(bottom) == 1.0, "hot set placed on node%d" % bottom)
+        # The buffer holds a batch of up to 32 folios an event: room for
+        # far more promotions than the run makes.
+        put(TRACE + "/buffer_size_kb", "4096")
+        put(TRACE + "/trace", "")
+        put(MIGRATE_EV, "1")
         v0 = vmstat()
         put(KL + "/enabled", "1")
         expect(read(KL + "/enabled") == "1" and len(threads("klruscand")) == 1 and
@@ -172,13 +200,14 @@ def main():
             time.sleep(2)
             for b in bufs:
                 b.poll()
-            if reached is None and hot.share(top) >= a.min_share:
+            if reached is None and min(h.share(top) for h in hots) >= a.min_share:
                 reached = time.time() - t0
             v = vmstat()
-            print("t=%3.0fs hot %.1f%% on node%d  bound %.1f%%  interleaved %.1f%%  "
+            print("t=%3.0fs hot %s on node%d  bound %.1f%%  interleaved %.1f%%  "
                   "mlocked %.1f%% on node%d  recorded %d candidates %d promoted %d "
                   "dropped %d" % (
-                      time.time() - t0, hot.share(top) * 100, top,
+                      time.time() - t0, " ".join("%.1f%%" % (h.share(top) * 100) for h in hots),
+                      top,
                       bound.share(bottom) * 100, il.share(top) * 100,
                       locked.share(bottom) * 100, bottom,
                       v["kpromoted_recorded_pgtscans"] - v0["kpromoted_recorded_pgtscans"],
@@ -189,9 +218,10 @@ def main():
                 break
         print("%d%% of the hot set on node%d: %s" % (
             a.min_share * 100, top, "after %.0fs" % reached if reached else "never"))
-        expect(hot.share(top) >= a.min_share,
-               "hot set moved up: %.1f%% on node%d (at least %.0f%%)" % (
-                   hot.share(top) * 100, top, a.min_share * 100))
+        for h in hots:
+            expect(h.share(top) >= a.min_share,
+                   "%s moved up: %.1f%% on node%d (at least %.0f%%)" % (
+                       h.name, h.share(top) * 100, top, a.min_share * 100))
         cc = cold_counts(cold.p.pid, 32)
         expect(cc.get(bottom, 0) == 32 * 256,
                "cold set stays on node%d (%s)" % (bottom, cc))
@@ -206,12 +236,14 @@ def main():
         # Promotion goes on while the counts are read: the hot set's pages
         # on node0 before and after the counters bound what they may say
         # (the workload reports its pages' nodes once a second).
-        hot.poll()
-        up = hot.counts.get(top, 0)
+        for h in hots:
+            h.poll()
+        up = sum(h.counts.get(top, 0) for h in hots)
         v = vmstat()
         time.sleep(2.5)
-        hot.poll()
-        up_after = hot.counts.get(top, 0)
+        for h in hots:
+            h.poll()
+        up_after = sum(h.counts.get(top, 0) for h in hots)
         d = dict((k, v[k] - v0.get(k, 0)) for k in v
                  if k.startswith(("kpromoted", "pgpromote", "klruscand")))
         # Walks yield to the workload's mprotect() calls and retry, so the
@@ -227,7 +259,7 @@ def main():
                "records were added and updated")
         # Other processes' hot pages on the lower node may move too.
         expect(up <= d["kpromoted_mig_promoted"] <= up_after + 2048,
-               "promotions cover the hot set's %d..%d pages on node%d (%d)" % (
+               "promotions cover the hot sets' %d..%d pages on node%d (%d)" % (
                    up, up_after, top, d["kpromoted_mig_promoted"]))
         expect(d["kpromoted_mig_candidate"] >= d["kpromoted_mig_promoted"],
                "every promotion was a candidate first")
@@ -252,6 +284,7 @@ def main():
         expect(not threads("klruscand") and not threads("kpromoted"),
                "enabled=0 stops both threads")
         v = vmstat()
+        write(MIGRATE_EV, "0")
         r0 = v["kpromoted_recorded_accesses"]
         time.sleep(4)
         expect(vmstat()["kpromoted_recorded_accesses"] == r0,
@@ -262,8 +295,13 @@ def main():
         succ = v["pgpromote_success"] - v0["pgpromote_success"]
         expect(prom == succ, "kpromoted_mig_promoted = pgpromote_success over the run "
                "(%d, %d)" % (prom, succ))
+        traced = migrations()
+        expect(traced.get("kpromoted", 0) == succ and "numa_misplaced" not in traced,
+               "mm_migrate_pages events: reason=kpromoted for the %d pages promoted, "
+               "none numa_misplaced (%s)" % (succ, traced))
     finally:
         write(KL + "/enabled", "0")
+        write(MIGRATE_EV, "0")
         for b in bufs + [x for x in (cold,) if x]:
             b.finish()
         for path, val in saved.items():

@@ -18,7 +18,11 @@ vm.py serves from /run/out/qmp.
      (interleave_auto then reads 0), an interleaved buffer over nodes 0-2
      is split 3:1:2 (move_pages(2)), tierctl shows three tiers;
   2. node2 goes away as on a real box: its blocks are offlined (their pages
-     migrate to nodes 0-1), then the DIMM is unplugged (device_del).  The
+     migrate to nodes 0-1); a PFN of an offlined block, reported to
+     kpromoted (its debugfs inject_hwhint), is counted as a report and
+     dropped without reading the struct page memory hot-remove poisoned
+     (the debug kernel has DEBUG_VM_PGFLAGS, which makes that read a BUG);
+     then the DIMM is unplugged (device_del).  The
      node's tier is destroyed, damon_tier rebuilds with 2 schemes, a new
      interleave over 0-2 is split 3:1 over the nodes left, tierctl shows two
      tiers;
@@ -41,6 +45,7 @@ vm.py serves from /run/out/qmp.
 The data of every buffer is checked at the end; make check looks for
 kernel warnings in the serial log of the debug kernel.
 """
+import errno
 import json
 import os
 import re
@@ -55,6 +60,7 @@ NODES = "/sys/devices/system/node"
 MEMORY = "/sys/devices/system/memory"
 DT = "/sys/module/damon_tier/parameters"
 SYSCTL = "/proc/sys/vm/numa_tier_interleave"
+INJECT = "/sys/kernel/debug/kpromoted/inject_hwhint"
 QMP_DIR = "/run/out/qmp"
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIERCTL = os.path.join(HERE, "..", "..", "..", "mm", "tierctl")
@@ -285,6 +291,28 @@ def offline_node(nid):
     expect(not left, "node%d: every block offline (still online: %s)" % (nid, left))
 
 
+def report_offline_pfn(nid):
+    """Report a PFN of @nid's first (offlined) block to kpromoted."""
+    blocks = node_blocks(nid)
+    expect(blocks, "node%d still has its offlined blocks" % nid)
+    if not blocks:
+        return
+    block_pages = int(read(MEMORY + "/block_size_bytes"), 16) // os.sysconf("SC_PAGE_SIZE")
+    pfn = int(blocks[0][len("memory"):]) * block_pages + 1
+    names = ("kpromoted_recorded_accesses", "kpromoted_recorded_hwhints",
+             "kpromoted_record_added", "kpromoted_record_exists",
+             "kpromoted_record_toptier")
+    before = tiering_util.vmstat()
+    expect(write(INJECT, "%d" % pfn) == 0, "PFN %#x of offline %s reported" % (pfn, blocks[0]))
+    expect(write(INJECT, "0x%xz" % pfn) == errno.EINVAL,
+           "a malformed PFN is refused with EINVAL")
+    after = tiering_util.vmstat()
+    delta = {n: after.get(n, 0) - before.get(n, 0) for n in names}
+    want = dict.fromkeys(names, 0)
+    want.update(kpromoted_recorded_accesses=1, kpromoted_recorded_hwhints=1)
+    expect(delta == want, "the report is counted and nothing recorded: %s" % delta)
+
+
 def plug(dimm, node, mb):
     r1 = qmp("object-add", **{"qom-type": "memory-backend-ram", "id": dimm + "-mem",
                               "size": mb << 20})
@@ -351,6 +379,7 @@ def main():
     counts = a.fresh()
     expect(counts.get(2, 0) == 0 and sum(counts.values()) == a.total,
            "offlining moved the buffer off node2: %s" % counts)
+    report_offline_pfn(2)
     expect("return" in qmp("device_del", id="cxl0"), "device_del cxl0 accepted")
     expect(wait_for(lambda: not node_blocks(2) and "cxl0" not in dimm_ids(), 60),
            "node2's blocks and the DIMM are gone")
