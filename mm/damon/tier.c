@@ -157,8 +157,9 @@ static bool damon_tier_initialized;
  * @respect_placement:	as the parameter of that name
  * @tlb_flush:		as the parameter of that name
  * @promote:		whether to promote: not while NUMA balancing does
- * @memcg:		whether only one memory cgroup is moved
- * @memcg_id:		that cgroup's id, which no other cgroup ever gets
+ * @memcg_id:		the id of the one memory cgroup whose pages are moved,
+ *			which no other cgroup ever gets; 0 (no cgroup has it)
+ *			for all memory
  * @hot:		promotion counts the running schemes' stats no longer
  *			hold
  * @cold:		the same for demotion
@@ -173,7 +174,7 @@ struct damon_tier_state {
 	struct damon_attrs start;
 	unsigned long target_used_bp, target_free_bp, quota_sz;
 	enum damos_quota_goal_tuner goal_tuner;
-	bool respect_placement, tlb_flush, memcg, promote;
+	bool respect_placement, tlb_flush, promote;
 	u64 memcg_id;
 	struct damos_stat hot, cold;
 };
@@ -281,7 +282,7 @@ static struct damos *damon_tier_new_scheme(const struct damon_addr_range *span,
 
 	if (!promote)
 		metric = DAMOS_QUOTA_NODE_MEM_HEADROOM_BP;
-	else if (st->memcg)
+	else if (st->memcg_id)
 		metric = DAMOS_QUOTA_NODE_MEMCG_USED_BP;
 	else
 		metric = DAMOS_QUOTA_NODE_MEM_USED_BP;
@@ -294,7 +295,7 @@ static struct damos *damon_tier_new_scheme(const struct damon_addr_range *span,
 	damos_add_quota_goal(&s->quota, goal);
 
 	/* Only the cgroup's pages, if one is set. */
-	if (st->memcg) {
+	if (st->memcg_id) {
 		filter = damos_new_filter(DAMOS_FILTER_TYPE_MEMCG, false, false);
 		if (!filter)
 			goto fail;
@@ -445,9 +446,8 @@ static int damon_tier_read_params(struct damon_tier_state *st)
 	st->respect_placement = respect_placement;
 	st->tlb_flush = tlb_flush;
 	st->promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
-	st->memcg = memcg_path && *memcg_path;
 	st->memcg_id = 0;
-	if (st->memcg)
+	if (memcg_path && *memcg_path)
 		return damon_memcg_path_to_id(memcg_path, &st->memcg_id);
 	return 0;
 }

@@ -111,7 +111,6 @@ static void damon_tier_test_schemes(struct kunit *test)
 	quota_mb = 1;
 	quota_reset_interval_ms = 1UL << 20;
 	KUNIT_ASSERT_EQ(test, damon_tier_read_params(&st), 0);
-	st.memcg = true;
 	st.memcg_id = BIT_ULL(40) | 7;
 	s = damon_tier_new_scheme(&span, 1, false, 0, &st);
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -142,7 +141,6 @@ static void damon_tier_test_schemes(struct kunit *test)
 	quota_mb = 1UL << 20;
 	quota_reset_interval_ms = 1;
 	KUNIT_ASSERT_EQ(test, damon_tier_read_params(&st), 0);
-	st.memcg = true;
 	st.memcg_id = BIT_ULL(40) | 7;
 	s = damon_tier_new_scheme(&span, 0, true, 0, &st);
 	KUNIT_ASSERT_NOT_NULL(test, s);
