@@ -2,24 +2,19 @@
 /*
  * DAMON-based memory tiering (DAMON_TIER)
  *
- * For every node of an upper memory tier, a scheme demotes its coldest pages
- * to the closest node of the lower tiers, keeping a little of the node free
- * (node_mem_headroom_bp); for every node below the top tier, a scheme
- * promotes its hottest pages to the closest upper node, aiming at a high
- * use of that node (node_mem_used_bp).  DAMON core tunes how much each
- * scheme moves (its quota goal tuner) and how often it samples (the
- * monitoring intervals goal); this module states the policy, and states it
- * again when memory hotplug changes the nodes.  It is one of the top
- * tier's promoters (mm/tier_promoter.c): it only demotes while NUMA
- * balancing's memory tiering mode promotes.
+ * Per node of an upper tier, a scheme demotes its coldest pages to the
+ * closest lower node, keeping a little of the node free; per node below the
+ * top tier, a scheme promotes its hottest pages to the closest upper node,
+ * aiming at a high use of it.  DAMON core tunes how much each scheme moves
+ * and how often it samples; this module states the policy, and states it
+ * again after memory hotplug.  While NUMA balancing's tiering mode promotes,
+ * it only demotes (mm/tier_promoter.c).
  */
 
 #define pr_fmt(fmt) "damon-tier: " fmt
 
-#include <linux/cgroup.h>
 #include <linux/damon.h>
 #include <linux/kstrtox.h>
-#include <linux/memcontrol.h>
 #include <linux/memory.h>
 #include <linux/memory-tiers.h>
 #include <linux/memory_hotplug.h>
@@ -28,7 +23,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tier_promoter.h>
-#include <linux/workqueue.h>
 
 #include "modules-common.h"
 
@@ -37,7 +31,7 @@
 #endif
 #define MODULE_PARAM_PREFIX "damon_tier."
 
-/* The schemes' quotas are charged, and goals measured, in windows of this. */
+/* The schemes' quota window. */
 #define DAMON_TIER_WINDOW_MS	100
 
 /* Enable or disable DAMON_TIER; also at boot, damon_tier.enabled=Y. */
@@ -64,8 +58,8 @@ module_param_cb(memcg_path, &damon_modules_memcg_path_param_ops, &memcg_path,
 		0600);
 
 /*
- * The schemes' quota goal tuner, as DAMON sysfs names them; on "gap",
- * promotion, which the upper node's room bounds, runs on "temporal".
+ * The quota goal tuner, by its DAMON sysfs name.  With "gap", promotion,
+ * which the upper node's free memory bounds anyway, uses "temporal".
  */
 static enum damos_quota_goal_tuner goal_tuner __read_mostly =
 	DAMOS_QUOTA_GOAL_TUNER_GAP;
@@ -86,8 +80,7 @@ module_param(tlb_flush, bool, 0600);
 
 /*
  * The intervals the auto-tuning starts from, its goal, and regions of at
- * most 1/50 of the memory, so that hot memory seen rarely is not averaged
- * into large cold regions.
+ * most 1/50 of the memory, so that hot pages seen rarely stay apart.
  */
 static struct damon_attrs damon_tier_mon_attrs = {
 	.sample_interval = 5000,
@@ -119,7 +112,7 @@ DEFINE_DAMON_MODULES_BOUNDED_PARAM(intervals_goal_access_bp,
 				   damon_tier_mon_attrs.intervals_goal.access_bp,
 				   0, 10000);
 
-/* Since the last enable: bytes moved, and left for a policy, cpuset or mlock. */
+/* Since enabled: bytes moved, and left for a policy, cpuset or mlock. */
 static unsigned long bytes_promoted;
 module_param(bytes_promoted, ulong, 0400);
 static unsigned long bytes_demoted;
@@ -141,34 +134,29 @@ module_param(sample_interval_us, ulong, 0400);
 static unsigned long aggr_interval_us;
 module_param(aggr_interval_us, ulong, 0400);
 
-/* damon_tier_lock serializes enabling, commits and hotplug updates. */
+/* Serializes enabling and commits, and guards damon_tier_next. */
 static DEFINE_MUTEX(damon_tier_lock);
 static struct damon_ctx *ctx;
 /* Set once the initcall made ctx: until then parameters are only recorded. */
 static bool damon_tier_initialized;
+/* Non-zero after memory hotplug until the kdamond rebuilds. */
+static atomic_t damon_tier_nodes_changed;
 
 /**
- * struct damon_tier_state - the parameters a commit applied, and counters
+ * struct damon_tier_state - the parameters a commit applied
  * @start:		the monitoring attributes the context was built from
- * @target_used_bp:	as the parameter of that name
- * @target_free_bp:	as the parameter of that name
+ * @target_used_bp:	the parameter of that name
+ * @target_free_bp:	the parameter of that name
  * @quota_sz:		bytes per scheme and quota window
- * @goal_tuner:		as the parameter of that name
- * @respect_placement:	as the parameter of that name
- * @tlb_flush:		as the parameter of that name
+ * @goal_tuner:		the parameter of that name
+ * @respect_placement:	the parameter of that name
+ * @tlb_flush:		the parameter of that name
  * @promote:		whether to promote: not while NUMA balancing does
- * @memcg_id:		the id of the one memory cgroup whose pages are moved,
- *			which no other cgroup ever gets; 0 (no cgroup has it)
- *			for all memory
- * @hot:		promotion counts the running schemes' stats no longer
- *			hold
- * @cold:		the same for demotion
+ * @memcg_id:		cgroup_id() of the memory cgroup whose pages move, or 0
  *
- * Taken from the parameters when they are committed, under the parameter
- * lock, so that a rebuild for memory hotplug states the committed policy.
- * A commit keeps or replaces schemes by their place in the list: the
- * counters are @hot and @cold plus the running schemes' stats.  Only the
- * kdamond uses it once started.
+ * Read from the parameters under the kernel's module parameter lock, so that
+ * a rebuild for memory hotplug states the committed policy; only the kdamond
+ * uses it once started.
  */
 struct damon_tier_state {
 	struct damon_attrs start;
@@ -176,10 +164,18 @@ struct damon_tier_state {
 	enum damos_quota_goal_tuner goal_tuner;
 	bool respect_placement, tlb_flush, promote;
 	u64 memcg_id;
-	struct damos_stat hot, cold;
 };
 
 static struct damon_tier_state damon_tier_state;
+
+enum { DAMON_TIER_DEMOTE, DAMON_TIER_PROMOTE, NR_DAMON_TIER_DIRS };
+
+/*
+ * The counters of each direction less the running schemes' stats: a commit
+ * keeps schemes, and their stats, by place in the list.  Kept by the kdamond
+ * once started.
+ */
+static struct damos_stat damon_tier_sums[NR_DAMON_TIER_DIRS];
 
 /*
  * The node cold pages of @nid go to: the closest node of the lower tiers,
@@ -393,10 +389,10 @@ out:
 }
 
 /*
- * A context as @st and the parameters state; with the intervals the
- * auto-tuning reached in @running, if it started from the same ones.
+ * A context as @st states; with the intervals the auto-tuning reached in
+ * @running, if it started from the same ones.
  */
-static struct damon_ctx *damon_tier_new_ctx(struct damon_tier_state *st,
+static struct damon_ctx *damon_tier_new_ctx(const struct damon_tier_state *st,
 					    struct damon_ctx *running)
 {
 	const struct damon_attrs *last = &damon_tier_state.start;
@@ -428,9 +424,8 @@ static struct damon_ctx *damon_tier_new_ctx(struct damon_tier_state *st,
 }
 
 /*
- * The state the parameters ask for, in @st; its counters are kept.  Under
- * the parameter lock.  Fails with -EINVAL if memcg_path names no memory
- * cgroup.
+ * The state the parameters ask for, in @st.  Under the parameter lock.
+ * Fails with -EINVAL if memcg_path names no memory cgroup.
  */
 static int damon_tier_read_params(struct damon_tier_state *st)
 {
@@ -452,90 +447,92 @@ static int damon_tier_read_params(struct damon_tier_state *st)
 	return 0;
 }
 
-/* Add the stats of @c's schemes to @hot and @cold, by their action. */
-static void damon_tier_sum_stats(struct damon_ctx *c, struct damos_stat *hot,
-				 struct damos_stat *cold)
+/* Modular, as the counters are. */
+static void damon_tier_count(unsigned long *sum, unsigned long v, bool sub)
+{
+	*sum = sub ? *sum - v : *sum + v;
+}
+
+/* Add the stats of @c's schemes to @sums by direction, or subtract them. */
+static void damon_tier_add_stats(struct damon_ctx *c, struct damos_stat *sums,
+				 bool sub)
 {
 	struct damos_stat *sum;
 	struct damos *s;
 
 	damon_for_each_scheme(s, c) {
-		sum = s->action == DAMOS_MIGRATE_HOT ? hot : cold;
-		sum->sz_applied += s->stat.sz_applied;
-		sum->sz_skipped_policy += s->stat.sz_skipped_policy;
-		sum->sz_skipped_cpuset += s->stat.sz_skipped_cpuset;
-		sum->sz_skipped_mlock += s->stat.sz_skipped_mlock;
+		sum = &sums[s->action == DAMOS_MIGRATE_HOT ?
+			    DAMON_TIER_PROMOTE : DAMON_TIER_DEMOTE];
+		damon_tier_count(&sum->sz_applied, s->stat.sz_applied, sub);
+		damon_tier_count(&sum->sz_skipped_policy,
+				 s->stat.sz_skipped_policy, sub);
+		damon_tier_count(&sum->sz_skipped_cpuset,
+				 s->stat.sz_skipped_cpuset, sub);
+		damon_tier_count(&sum->sz_skipped_mlock,
+				 s->stat.sz_skipped_mlock, sub);
 	}
-}
-
-/* Move @before less @after into @base; modular, as the counters are. */
-static void damon_tier_rebase(struct damos_stat *base,
-			      const struct damos_stat *before,
-			      const struct damos_stat *after)
-{
-	base->sz_applied += before->sz_applied - after->sz_applied;
-	base->sz_skipped_policy += before->sz_skipped_policy -
-		after->sz_skipped_policy;
-	base->sz_skipped_cpuset += before->sz_skipped_cpuset -
-		after->sz_skipped_cpuset;
-	base->sz_skipped_mlock += before->sz_skipped_mlock -
-		after->sz_skipped_mlock;
 }
 
 /* Commit @st to the running context @c, from its kdamond. */
 static int damon_tier_apply(struct damon_ctx *c,
 			    const struct damon_tier_state *st)
 {
-	struct damos_stat hot = {}, cold = {}, hot_now = {}, cold_now = {};
-	struct damon_tier_state next = *st;
 	struct damon_ctx *param_ctx;
 	int err;
 
-	param_ctx = damon_tier_new_ctx(&next, c);
+	param_ctx = damon_tier_new_ctx(st, c);
 	if (IS_ERR(param_ctx))
 		return PTR_ERR(param_ctx);
-	damon_tier_sum_stats(c, &hot, &cold);
-	err = damon_commit_ctx(c, param_ctx);
-	damon_tier_sum_stats(c, &hot_now, &cold_now);
 	/* Even a failed commit may have replaced some schemes. */
-	damon_tier_rebase(&damon_tier_state.hot, &hot, &hot_now);
-	damon_tier_rebase(&damon_tier_state.cold, &cold, &cold_now);
-	if (!err) {
-		next.hot = damon_tier_state.hot;
-		next.cold = damon_tier_state.cold;
-		damon_tier_state = next;
-		WRITE_ONCE(nr_schemes, list_count_nodes(&c->schemes));
-	}
+	damon_tier_add_stats(c, damon_tier_sums, false);
+	err = damon_commit_ctx(c, param_ctx);
+	damon_tier_add_stats(c, damon_tier_sums, true);
 	damon_destroy_ctx(param_ctx);
-	return err;
+	if (err)
+		return err;
+	damon_tier_state = *st;
+	WRITE_ONCE(nr_schemes, list_count_nodes(&c->schemes));
+	return 0;
 }
 
 /*
- * After every sample: the read-only parameters.  While NUMA balancing's
- * tiering mode promotes, only demote.
+ * After every sample: state the policy again if memory hotplug changed the
+ * nodes or NUMA balancing's tiering mode was turned on or off (only demote
+ * while it promotes), and update the read-only parameters.
  */
 static int damon_tier_after_sample(void *data)
 {
 	struct damon_tier_state st = damon_tier_state;
+	struct damos_stat sums[NR_DAMON_TIER_DIRS], *up, *down;
 	struct damon_ctx *c = data;
-	struct damos_stat hot, cold;
 	struct damon_target *t;
 	unsigned long nr = 0;
+	bool nodes_changed;
+	int err;
 
+	nodes_changed = atomic_xchg(&damon_tier_nodes_changed, 0);
 	st.promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
-	if (st.promote != damon_tier_state.promote && damon_tier_apply(c, &st))
-		pr_warn_once("cannot follow NUMA balancing's tiering mode\n");
-	hot = damon_tier_state.hot;
-	cold = damon_tier_state.cold;
-	damon_tier_sum_stats(c, &hot, &cold);
-	WRITE_ONCE(bytes_promoted, hot.sz_applied);
-	WRITE_ONCE(bytes_demoted, cold.sz_applied);
+	if (nodes_changed || st.promote != damon_tier_state.promote) {
+		err = damon_tier_apply(c, &st);
+		/* Building failed (a failed commit stops the kdamond): retry. */
+		if (err && nodes_changed)
+			atomic_set(&damon_tier_nodes_changed, 1);
+		if (err)
+			pr_warn_ratelimited("cannot state the policy again: %d\n",
+					    err);
+	}
+	memcpy(sums, damon_tier_sums, sizeof(sums));
+	damon_tier_add_stats(c, sums, false);
+	up = &sums[DAMON_TIER_PROMOTE];
+	down = &sums[DAMON_TIER_DEMOTE];
+	WRITE_ONCE(bytes_promoted, up->sz_applied);
+	WRITE_ONCE(bytes_demoted, down->sz_applied);
 	WRITE_ONCE(bytes_skipped_policy,
-		   hot.sz_skipped_policy + cold.sz_skipped_policy);
+		   up->sz_skipped_policy + down->sz_skipped_policy);
 	WRITE_ONCE(bytes_skipped_cpuset,
-		   hot.sz_skipped_cpuset + cold.sz_skipped_cpuset);
+		   up->sz_skipped_cpuset + down->sz_skipped_cpuset);
 	WRITE_ONCE(bytes_skipped_mlock,
-		   hot.sz_skipped_mlock + cold.sz_skipped_mlock);
+		   up->sz_skipped_mlock + down->sz_skipped_mlock);
 	damon_for_each_target(t, c)
 		nr += damon_nr_regions(t);
 	WRITE_ONCE(nr_regions, nr);
@@ -573,21 +570,18 @@ static int damon_tier_commit(void)
 	err = damon_tier_read_params(&damon_tier_next);
 	if (err)
 		return err;
-	if (!damon_is_running(ctx)) {
-		c = damon_tier_new_ctx(&damon_tier_next, NULL);
-		if (IS_ERR(c))
-			return PTR_ERR(c);
-		damon_destroy_ctx(c);
-		return 0;
-	}
-	err = damon_call(ctx, &control);
-	return err ? err : control.return_code;
+	if (damon_is_running(ctx))
+		return damon_call(ctx, &control) ?: control.return_code;
+	c = damon_tier_new_ctx(&damon_tier_next, NULL);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	damon_destroy_ctx(c);
+	return 0;
 }
 
 /* With damon_tier_lock held. */
 static int damon_tier_turn(bool on)
 {
-	struct damos_stat hot = {}, cold = {}, none = {};
 	struct damon_tier_state st = {};
 	struct damon_ctx *c;
 	int err;
@@ -604,6 +598,8 @@ static int damon_tier_turn(bool on)
 	err = damon_tier_read_params(&st);
 	if (err)
 		goto release;
+	/* The context is built after this: older hotplug events are in it. */
+	atomic_set(&damon_tier_nodes_changed, 0);
 	c = damon_tier_new_ctx(&st, NULL);
 	if (IS_ERR(c)) {
 		err = PTR_ERR(c);
@@ -614,9 +610,8 @@ static int damon_tier_turn(bool on)
 	if (err)
 		goto release;
 	/* Count from 0: the schemes the commit kept keep their stats. */
-	damon_tier_sum_stats(ctx, &hot, &cold);
-	damon_tier_rebase(&st.hot, &none, &hot);
-	damon_tier_rebase(&st.cold, &none, &cold);
+	memset(damon_tier_sums, 0, sizeof(damon_tier_sums));
+	damon_tier_add_stats(ctx, damon_tier_sums, true);
 	damon_tier_state = st;
 	WRITE_ONCE(nr_schemes, list_count_nodes(&ctx->schemes));
 	err = damon_start(&ctx, 1, true);
@@ -724,39 +719,17 @@ static const struct kernel_param_ops kdamond_pid_param_ops = {
 /* PID of the kdamond while enabled, else -1. */
 module_param_cb(kdamond_pid, &kdamond_pid_param_ops, NULL, 0400);
 
-static int damon_tier_rebuild_fn(void *data)
-{
-	return damon_tier_apply(data, &damon_tier_state);
-}
-
 /*
  * Nodes gain and lose memory, and tiers with it, only by memory hotplug.
- * The committed policy is stated again from a work item: the notifier runs
- * under the hotplug lock, which building the policy takes.
+ * Only the kdamond may change its context, and building the policy takes
+ * the hotplug lock this runs under: the kdamond rebuilds after its next
+ * sample.
  */
-static void damon_tier_hotplug_fn(struct work_struct *work)
-{
-	struct damon_call_control control = {
-		.fn = damon_tier_rebuild_fn,
-		.data = ctx,
-	};
-	int err = 0;
-
-	mutex_lock(&damon_tier_lock);
-	if (damon_is_running(ctx))
-		err = damon_call(ctx, &control) ?: control.return_code;
-	mutex_unlock(&damon_tier_lock);
-	if (err)
-		pr_warn("cannot follow memory hotplug: %d\n", err);
-}
-
-static DECLARE_WORK(damon_tier_hotplug_work, damon_tier_hotplug_fn);
-
 static int damon_tier_memory_callback(struct notifier_block *nb,
 				      unsigned long action, void *arg)
 {
 	if (action == MEM_ONLINE || action == MEM_OFFLINE)
-		queue_work(system_unbound_wq, &damon_tier_hotplug_work);
+		atomic_set(&damon_tier_nodes_changed, 1);
 	return NOTIFY_OK;
 }
 

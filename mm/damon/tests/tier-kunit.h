@@ -164,18 +164,57 @@ static void damon_tier_test_schemes(struct kunit *test)
 	quota_reset_interval_ms = saved_ms;
 }
 
-static void damon_tier_test_rebase(struct kunit *test)
+/*
+ * The counters are damon_tier_sums plus the running schemes' stats: a
+ * commit that keeps a scheme's place but flips its action, and drops
+ * another scheme, leaves them as they were.
+ */
+static void damon_tier_test_stats(struct kunit *test)
 {
-	struct damos_stat base = { .sz_applied = 10 };
-	struct damos_stat before = { .sz_applied = 5, .sz_skipped_mlock = 3 };
-	struct damos_stat after = { .sz_applied = 7 };
+	struct damos_stat sums[NR_DAMON_TIER_DIRS] = {
+		[DAMON_TIER_DEMOTE] = { .sz_applied = 10 },
+	};
+	struct damos_stat now[NR_DAMON_TIER_DIRS];
+	struct damon_addr_range span = { 0, 1 << 20 };
+	struct damon_ctx *c = damon_new_ctx(), *p = damon_new_ctx();
+	struct damon_tier_state st = {};
+	struct damos *hot, *cold, *next;
 
-	/* 5 went, 7 came from other schemes: 10 + 5 + 0 - 7. */
-	damon_tier_rebase(&base, &before, &after);
-	KUNIT_EXPECT_EQ(test, base.sz_applied, 8ul);
-	KUNIT_EXPECT_EQ(test, base.sz_skipped_mlock, 3ul);
-	/* The counters read base + sum: 8 + 7 = 15, as before the commit. */
-	KUNIT_EXPECT_EQ(test, base.sz_applied + after.sz_applied, 15ul);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, damon_tier_read_params(&st), 0);
+	cold = damon_tier_new_scheme(&span, 1, false, 0, &st);
+	hot = damon_tier_new_scheme(&span, 0, true, 0, &st);
+	next = damon_tier_new_scheme(&span, 0, true, 0, &st);
+	KUNIT_ASSERT_NOT_NULL(test, cold);
+	KUNIT_ASSERT_NOT_NULL(test, hot);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	damon_add_scheme(c, cold);
+	damon_add_scheme(c, hot);
+	damon_add_scheme(p, next);
+	cold->stat.sz_applied = 5;
+	cold->stat.sz_skipped_mlock = 3;
+	hot->stat.sz_applied = 4;
+	hot->stat.sz_skipped_policy = 2;
+
+	damon_tier_add_stats(c, sums, false);
+	KUNIT_EXPECT_EQ(test, sums[DAMON_TIER_DEMOTE].sz_applied, 15ul);
+	KUNIT_EXPECT_EQ(test, sums[DAMON_TIER_DEMOTE].sz_skipped_mlock, 3ul);
+	KUNIT_EXPECT_EQ(test, sums[DAMON_TIER_PROMOTE].sz_applied, 4ul);
+	KUNIT_EXPECT_EQ(test, sums[DAMON_TIER_PROMOTE].sz_skipped_policy, 2ul);
+	KUNIT_ASSERT_EQ(test, damon_commit_ctx(c, p), 0);
+	KUNIT_ASSERT_EQ(test, list_count_nodes(&c->schemes), 1ul);
+	damon_tier_add_stats(c, sums, true);
+
+	memcpy(now, sums, sizeof(now));
+	damon_tier_add_stats(c, now, false);
+	KUNIT_EXPECT_EQ(test, now[DAMON_TIER_DEMOTE].sz_applied, 15ul);
+	KUNIT_EXPECT_EQ(test, now[DAMON_TIER_DEMOTE].sz_skipped_mlock, 3ul);
+	KUNIT_EXPECT_EQ(test, now[DAMON_TIER_PROMOTE].sz_applied, 4ul);
+	KUNIT_EXPECT_EQ(test, now[DAMON_TIER_PROMOTE].sz_skipped_policy, 2ul);
+	KUNIT_EXPECT_EQ(test, now[DAMON_TIER_PROMOTE].sz_skipped_mlock, 0ul);
+	damon_destroy_ctx(p);
+	damon_destroy_ctx(c);
 }
 
 /* DAMON's suites make regions of bytes only while they run. */
@@ -187,7 +226,7 @@ static void damon_tier_test_page_regions(struct kunit *test)
 static struct kunit_case damon_tier_test_cases[] = {
 	KUNIT_CASE(damon_tier_test_add_range),
 	KUNIT_CASE(damon_tier_test_schemes),
-	KUNIT_CASE(damon_tier_test_rebase),
+	KUNIT_CASE(damon_tier_test_stats),
 	KUNIT_CASE(damon_tier_test_page_regions),
 	{},
 };
