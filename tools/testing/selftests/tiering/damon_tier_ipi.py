@@ -89,9 +89,9 @@ def count(secs, kinds=("TLB:", "CAL:")):
 
 
 def median_window(secs, n=3):
-    """Of @n windows of @secs in which nothing migrated (at most 3 * @n
-    tried), the one of median TLB shootdowns: its shootdowns per CPU and
-    its sampling passes.  None if fewer than one such window came."""
+    """Of the first @n windows of @secs in which nothing migrated (3 * @n
+    tried at most, so fewer may come), the one of median TLB shootdowns:
+    its shootdowns per CPU and its sampling passes.  None if none came."""
     quiet = []
     for _ in range(3 * n):
         irqs, passes, moved, by_damon = count(secs, ("TLB:",))
