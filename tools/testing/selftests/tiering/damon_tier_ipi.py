@@ -64,9 +64,8 @@ def flush_irqs(kinds=("TLB:", "CAL:")):
 
 def migrations():
     """Pages the kernel migrated or failed to, from /proc/vmstat."""
-    with open("/proc/vmstat") as f:
-        return sum(int(v) for k, v in (line.split() for line in f)
-                   if k in ("pgmigrate_success", "pgmigrate_fail"))
+    v = tiering_util.vmstat()
+    return v.get("pgmigrate_success", 0) + v.get("pgmigrate_fail", 0)
 
 
 def damon_moved():
