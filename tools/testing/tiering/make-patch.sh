@@ -17,17 +17,18 @@ mkdir -p "$(dirname "$out")"
 	echo
 	cat <<-'EOT'
 	DAMON tiering design: DAMON core carries only mechanisms any DAMON user
-	can select, with mainline's names and semantics (node_mem_used_bp and
-	node_mem_free_bp goals, goal_tuner consist|temporal, the failed region
-	charge ratio, allow filters, intervals auto-tuning) plus opt-in
-	placement checks for migrations (respect_placement).  The tier policy
-	lives in mm/damon/tier.c: its migrate_hot/migrate_cold schemes run on
-	the temporal tuner and the module paces them every 100 ms pass from the
-	upper node's free memory, its watermark floor and the hot set DAMON
-	measures.  This replaced a tier-specific "exchange" tuner in core.
-	What the module reaches on make bench's workload matrix, on the
-	kernel's default sysctls, is in
-	Documentation/admin-guide/mm/damon/tier.rst.
+	can select, with mainline's names and semantics where mainline has them
+	(node_mem_used_bp/node_mem_free_bp and node_memcg_* quota goals,
+	goal_tuner, the failed region charge ratio, allow filters, intervals
+	auto-tuning, damon_call(), DAMON_STAT), plus this series' own opt-in
+	mechanisms (the node_mem_headroom_bp goal on the gap tuner, placement
+	checks for migrations, TLB flushes of sampled pages).  The tier policy
+	lives in mm/damon/tier.c, shaped as mainline's DAMON modules: a
+	migrate_cold scheme for each node with a lower tier, a migrate_hot
+	scheme for each node with an upper one, stated once and again only after memory hotplug or a change of
+	promoter; DAMON core tunes how much they move and how often it samples.
+	What it reaches on make bench's workload matrix, on the kernel's
+	default sysctls, is in the bench report (make bench).
 	EOT
 	echo
 	(cd "$top" && find patches -name '*.patch' | sort | xargs -r cat)
