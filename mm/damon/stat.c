@@ -2,20 +2,22 @@
 /*
  * DAMON-based access monitoring results statistics (DAMON_STAT).
  *
- * Monitors the biggest System RAM resource when it is enabled, on
+ * Monitors the physical address range from the start of the first System
+ * RAM resource to the end of the last one when it is enabled, on
  * auto-tuned intervals, cheap enough to leave on, and keeps two simple
  * statistics of it as read-only module parameters, updated every five
  * seconds: an estimate of the memory bandwidth in use, and the
- * percentiles of how long each byte has been idle.  Holes between nodes
- * (PCI, CXL windows) are not in that range, so they do not read as idle
- * memory; other System RAM is not seen, and memory hot-added later only
- * after DAMON_STAT is enabled again.
+ * percentiles of how long each byte has been idle.  Every node's memory
+ * is seen, CXL nodes included; holes between resources are monitored too
+ * and never read as accessed.  Memory hot-added outside that range is
+ * seen after DAMON_STAT is enabled again.
  */
 
 #define pr_fmt(fmt) "damon-stat: " fmt
 
 #include <linux/damon.h>
 #include <linux/init.h>
+#include <linux/ioport.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -186,6 +188,28 @@ static int damon_stat_after_aggregation(struct damon_ctx *c)
 	return 0;
 }
 
+static int damon_stat_system_ram_fn(struct resource *res, void *arg)
+{
+	struct damon_addr_range *range = arg;
+
+	/* The walk goes up the address space. */
+	if (!range->end)
+		range->start = res->start;
+	range->end = res->end + 1;
+	return 0;
+}
+
+/* Monitor all System RAM, from its lowest to its highest address. */
+static int damon_stat_set_system_ram_region(struct damon_target *t)
+{
+	struct damon_addr_range range = {};
+
+	walk_system_ram_res(0, ULONG_MAX, &range, damon_stat_system_ram_fn);
+	if (range.end <= range.start)
+		return -EINVAL;
+	return damon_set_regions(t, &range, 1);
+}
+
 static struct damon_ctx *damon_stat_build_ctx(void)
 {
 	/* 4% of the access events, tuned every 3 aggregations, 5 ms to 10 s. */
@@ -202,14 +226,13 @@ static struct damon_ctx *damon_stat_build_ctx(void)
 			.max_sample_us = 10000000,
 		},
 	};
-	unsigned long start = 0, end = 0;
 	struct damon_target *t;
 	struct damon_ctx *c;
 
 	if (damon_modules_new_paddr_ctx_target(&c, &t))
 		return NULL;
 	if (damon_set_attrs(c, &attrs) ||
-	    damon_set_region_biggest_system_ram_default(t, &start, &end)) {
+	    damon_stat_set_system_ram_region(t)) {
 		damon_destroy_ctx(c);
 		return NULL;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests of DAMON_STAT's idle time percentiles.
+ * KUnit tests of DAMON_STAT's idle time percentiles and monitored range.
  */
 #ifdef CONFIG_DAMON_STAT_KUNIT_TEST
 
@@ -62,9 +62,30 @@ static void damon_stat_test_percentiles_edges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pcts[100], 3);
 }
 
+/* The range runs from the first resource's start to the last one's end. */
+static void damon_stat_test_system_ram(struct kunit *test)
+{
+	struct resource res[] = {
+		DEFINE_RES_MEM(0x1000UL, 0x9e000UL),
+		DEFINE_RES_MEM(0x100000UL, 0x3ff00000UL),
+		DEFINE_RES_MEM(0x80000000UL, 0x40000000UL),
+	};
+	struct damon_addr_range range = {};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(res); i++) {
+		KUNIT_EXPECT_EQ(test, damon_stat_system_ram_fn(&res[i], &range),
+				0);
+		KUNIT_EXPECT_EQ(test, range.start, 0x1000ul);
+		KUNIT_EXPECT_EQ(test, range.end,
+				(unsigned long)res[i].end + 1);
+	}
+}
+
 static struct kunit_case damon_stat_test_cases[] = {
 	KUNIT_CASE(damon_stat_test_percentiles),
 	KUNIT_CASE(damon_stat_test_percentiles_edges),
+	KUNIT_CASE(damon_stat_test_system_ram),
 	{},
 };
 

@@ -4,9 +4,10 @@
 
 Off at boot; "enabled" takes booleans only and the statistics are
 read-only.  Once on, it runs a kdamond on auto-tuned intervals, refuses to
-run beside another special-purpose DAMON module, monitors the biggest
-System RAM resource of /proc/iomem and nothing outside it (the regions its
-damon_aggregated trace events report), reports 101 idle time percentiles in
+run beside another special-purpose DAMON module, monitors the System RAM
+of /proc/iomem from its first resource's start to its last one's end and
+nothing outside that (the regions its damon_aggregated trace events
+report), so every node's memory, reports 101 idle time percentiles in
 order, and sees the bandwidth of a hot buffer: far more while 64 MiB are
 touched continuously than once they are left alone.
 """
@@ -34,9 +35,9 @@ def kdamond_running():
                and os.path.exists("/proc/%s/comm" % p))
 
 
-def biggest_system_ram():
-    """[start, end) of the biggest top-level System RAM resource."""
-    best = None
+def system_ram():
+    """[start, end) of each top-level System RAM resource, in order."""
+    ram = []
     with open("/proc/iomem") as f:
         for line in f:
             if line.startswith(" "):
@@ -45,9 +46,8 @@ def biggest_system_ram():
             if name != "System RAM":
                 continue
             lo, hi = (int(x, 16) for x in rng.split("-"))
-            if best is None or hi + 1 - lo > best[1] - best[0]:
-                best = (lo, hi + 1)
-    return best
+            ram.append((lo, hi + 1))
+    return ram
 
 
 def monitored_span(secs):
@@ -92,16 +92,21 @@ def test_running():
     expect(pcts == sorted(pcts), "percentiles are in order")
     expect(pcts[100] > 0, "the idlest memory has been idle for a while (%d ms)" % pcts[100])
 
-    ram = biggest_system_ram()
+    ram = system_ram()
+    first, last = ram[0][0], ram[-1][1]
     span = monitored_span(20)
-    print("biggest System RAM [%#x, %#x), monitored %s" % (
-        ram[0], ram[1], "[%#x, %#x)" % span if span else "nothing"))
+    print("System RAM %s, monitored %s" % (
+        " ".join("[%#x, %#x)" % r for r in ram),
+        "[%#x, %#x)" % span if span else "nothing"))
     expect(span is not None, "damon_aggregated reports its regions")
     if span:
-        expect(ram[0] <= span[0] and span[1] <= ram[1],
-               "it monitors only the biggest System RAM resource")
-        expect(span[1] - span[0] >= (ram[1] - ram[0]) * 9 // 10,
-               "and (nearly) all of it")
+        expect(first <= span[0] and span[1] <= last,
+               "it monitors nothing outside the System RAM span")
+        # Edges are rounded to pages.  On 2tier the biggest resource alone
+        # would start at 1 MiB: the first one starts below 640 KiB.
+        expect(span[0] - first < 4096 and last - span[1] < 4096,
+               "from the start of the first System RAM resource to the end "
+               "of the last (%d resources)" % len(ram))
 
     hot = subprocess.Popen([WORKLOAD, "hot", "64", "0", "30"],
                            stdout=subprocess.PIPE, text=True)
