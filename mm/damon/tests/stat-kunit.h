@@ -70,6 +70,7 @@ static void damon_stat_test_system_ram(struct kunit *test)
 		DEFINE_RES_MEM(0x100000UL, 0x3ff00000UL),
 		DEFINE_RES_MEM(0x80000000UL, 0x40000000UL),
 	};
+	struct resource zero = DEFINE_RES_MEM(0UL, 0x1000UL);
 	struct damon_addr_range range = {};
 	int i;
 
@@ -80,6 +81,12 @@ static void damon_stat_test_system_ram(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, range.end,
 				(unsigned long)res[i].end + 1);
 	}
+	/* Memory from address 0 on. */
+	range = (struct damon_addr_range){};
+	damon_stat_system_ram_fn(&zero, &range);
+	damon_stat_system_ram_fn(&res[2], &range);
+	KUNIT_EXPECT_EQ(test, range.start, 0ul);
+	KUNIT_EXPECT_EQ(test, range.end, 0xc0000000ul);
 }
 
 static struct kunit_case damon_stat_test_cases[] = {

@@ -4,9 +4,9 @@
 
 Off at boot; "enabled" takes booleans only and the statistics are
 read-only.  Once on, it runs a kdamond on auto-tuned intervals, refuses to
-run beside another special-purpose DAMON module, monitors the System RAM
-of /proc/iomem from its first resource's start to its last one's end and
-nothing outside that (the regions its damon_aggregated trace events
+run beside another special-purpose DAMON module, monitors exactly the
+span from the start of the first System RAM resource of /proc/iomem to the
+end of the last one (the regions its damon_aggregated trace events
 report), so every node's memory, reports 101 idle time percentiles in
 order, and sees the bandwidth of a hot buffer: far more while 64 MiB are
 touched continuously than once they are left alone.
@@ -36,24 +36,30 @@ def kdamond_running():
 
 
 def system_ram():
-    """[start, end) of each top-level System RAM resource, in order."""
+    """[start, end) of each System RAM resource, nested ones too (such as
+    "System RAM (kmem)" in a CXL window), in address order."""
     ram = []
     with open("/proc/iomem") as f:
         for line in f:
-            if line.startswith(" "):
-                continue
             rng, _, name = line.strip().partition(" : ")
-            if name != "System RAM":
+            if not name.startswith("System RAM"):
                 continue
             lo, hi = (int(x, 16) for x in rng.split("-"))
             ram.append((lo, hi + 1))
-    return ram
+    return sorted(ram)
 
 
-def monitored_span(secs):
+def monitored_span(secs, lo=0, hi=0):
     """Lowest start and highest end of the regions damon_aggregated
-    reports within @secs (50 reports are enough), or None if none."""
-    regions, err = tiering_util.aggregated_regions(lambda r: len(r) >= 50, secs)
+    reports within @secs, or None if none.  It stops early once a region
+    starts at or below @lo and one ends at or above @hi (without them, at
+    50 reports)."""
+    def done(r):
+        if not hi:
+            return len(r) >= 50
+        return min(x for _, x, _ in r) <= lo and max(x for _, _, x in r) >= hi
+    regions, err = tiering_util.aggregated_regions(
+        lambda r: bool(r) and done(r), secs)
     if err:
         raise OSError(err, "enabling damon:damon_aggregated: " + os.strerror(err))
     if not regions:
@@ -93,20 +99,21 @@ def test_running():
     expect(pcts[100] > 0, "the idlest memory has been idle for a while (%d ms)" % pcts[100])
 
     ram = system_ram()
-    first, last = ram[0][0], ram[-1][1]
-    span = monitored_span(20)
+    # DAMON rounds the range out to pages.
+    first = ram[0][0] // 4096 * 4096
+    last = max(e for _, e in ram)
+    last = (last + 4095) // 4096 * 4096
+    span = monitored_span(20, first, last)
     print("System RAM %s, monitored %s" % (
         " ".join("[%#x, %#x)" % r for r in ram),
         "[%#x, %#x)" % span if span else "nothing"))
     expect(span is not None, "damon_aggregated reports its regions")
     if span:
-        expect(first <= span[0] and span[1] <= last,
-               "it monitors nothing outside the System RAM span")
-        # Edges are rounded to pages.  On 2tier the biggest resource alone
-        # would start at 1 MiB: the first one starts below 640 KiB.
-        expect(span[0] - first < 4096 and last - span[1] < 4096,
-               "from the start of the first System RAM resource to the end "
-               "of the last (%d resources)" % len(ram))
+        # On 2tier the biggest resource alone would start at 1 MiB: the
+        # first one starts below 640 KiB.
+        expect(span == (first, last),
+               "it monitors from the start of the first System RAM resource "
+               "to the end of the last (%d resources), nothing else" % len(ram))
 
     hot = subprocess.Popen([WORKLOAD, "hot", "64", "0", "30"],
                            stdout=subprocess.PIPE, text=True)
