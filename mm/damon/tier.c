@@ -134,7 +134,7 @@ module_param(sample_interval_us, ulong, 0400);
 static unsigned long aggr_interval_us;
 module_param(aggr_interval_us, ulong, 0400);
 
-/* Serializes enabling and commits, and guards damon_tier_next. */
+/* Serializes enabling and commits. */
 static DEFINE_MUTEX(damon_tier_lock);
 static struct damon_ctx *ctx;
 /* Set once the initcall made ctx: until then parameters are only recorded. */
@@ -473,14 +473,18 @@ static void damon_tier_add_stats(struct damon_ctx *c, struct damos_stat *sums,
 	}
 }
 
-/* Commit @st to the running context @c, from its kdamond. */
+/*
+ * Commit @st to @c: from its kdamond, keeping the intervals the tuning
+ * reached if @keep_intervals, or before it starts.
+ */
 static int damon_tier_apply(struct damon_ctx *c,
-			    const struct damon_tier_state *st)
+			    const struct damon_tier_state *st,
+			    bool keep_intervals)
 {
 	struct damon_ctx *param_ctx;
 	int err;
 
-	param_ctx = damon_tier_new_ctx(st, c);
+	param_ctx = damon_tier_new_ctx(st, keep_intervals ? c : NULL);
 	if (IS_ERR(param_ctx))
 		return PTR_ERR(param_ctx);
 	/* Even a failed commit may have replaced some schemes. */
@@ -513,7 +517,7 @@ static int damon_tier_after_sample(void *data)
 	nodes_changed = atomic_xchg(&damon_tier_nodes_changed, 0);
 	st.promote = tier_promoter_may_promote(TIER_PROMOTER_DAMON_TIER);
 	if (nodes_changed || st.promote != damon_tier_state.promote) {
-		err = damon_tier_apply(c, &st);
+		err = damon_tier_apply(c, &st, true);
 		/* Building failed (a failed commit stops the kdamond): retry. */
 		if (err && nodes_changed)
 			atomic_set(&damon_tier_nodes_changed, 1);
@@ -546,12 +550,9 @@ static struct damon_call_control damon_tier_sample_control = {
 	.repeat = true,
 };
 
-/* The state damon_tier_commit() asks the kdamond to apply. */
-static struct damon_tier_state damon_tier_next;
-
 static int damon_tier_commit_fn(void *data)
 {
-	return damon_tier_apply(data, &damon_tier_next);
+	return damon_tier_apply(ctx, data, true);
 }
 
 /*
@@ -560,19 +561,21 @@ static int damon_tier_commit_fn(void *data)
  */
 static int damon_tier_commit(void)
 {
+	struct damon_tier_state st = {};
 	struct damon_call_control control = {
 		.fn = damon_tier_commit_fn,
-		.data = ctx,
+		.data = &st,
 	};
 	struct damon_ctx *c;
 	int err;
 
-	err = damon_tier_read_params(&damon_tier_next);
+	err = damon_tier_read_params(&st);
 	if (err)
 		return err;
+	/* On the stack: damon_call() returns once the kdamond ran or dropped it. */
 	if (damon_is_running(ctx))
 		return damon_call(ctx, &control) ?: control.return_code;
-	c = damon_tier_new_ctx(&damon_tier_next, NULL);
+	c = damon_tier_new_ctx(&st, NULL);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	damon_destroy_ctx(c);
@@ -583,7 +586,6 @@ static int damon_tier_commit(void)
 static int damon_tier_turn(bool on)
 {
 	struct damon_tier_state st = {};
-	struct damon_ctx *c;
 	int err;
 
 	if (!on) {
@@ -600,20 +602,12 @@ static int damon_tier_turn(bool on)
 		goto release;
 	/* The context is built after this: older hotplug events are in it. */
 	atomic_set(&damon_tier_nodes_changed, 0);
-	c = damon_tier_new_ctx(&st, NULL);
-	if (IS_ERR(c)) {
-		err = PTR_ERR(c);
-		goto release;
-	}
-	err = damon_commit_ctx(ctx, c);
-	damon_destroy_ctx(c);
+	err = damon_tier_apply(ctx, &st, false);
 	if (err)
 		goto release;
-	/* Count from 0: the schemes the commit kept keep their stats. */
+	/* Count from 0, less the stats of the schemes the commit kept. */
 	memset(damon_tier_sums, 0, sizeof(damon_tier_sums));
 	damon_tier_add_stats(ctx, damon_tier_sums, true);
-	damon_tier_state = st;
-	WRITE_ONCE(nr_schemes, list_count_nodes(&ctx->schemes));
 	err = damon_start(&ctx, 1, true);
 	if (err)
 		goto release;
