@@ -49,17 +49,14 @@ def system_ram():
     return sorted(ram)
 
 
-def monitored_span(secs, lo=0, hi=0):
+def monitored_span(secs, lo, hi):
     """Lowest start and highest end of the regions damon_aggregated
     reports within @secs, or None if none.  It stops early once a region
-    starts at or below @lo and one ends at or above @hi (without them, at
-    50 reports)."""
+    starts at or below @lo and one ends at or above @hi."""
     def done(r):
-        if not hi:
-            return len(r) >= 50
-        return min(x for _, x, _ in r) <= lo and max(x for _, _, x in r) >= hi
-    regions, err = tiering_util.aggregated_regions(
-        lambda r: bool(r) and done(r), secs)
+        return (bool(r) and min(x for _, x, _ in r) <= lo and
+                max(x for _, _, x in r) >= hi)
+    regions, err = tiering_util.aggregated_regions(done, secs)
     if err:
         raise OSError(err, "enabling damon:damon_aggregated: " + os.strerror(err))
     if not regions:
