@@ -115,6 +115,43 @@ def aggregated_regions(done, secs):
         write_file(ev, "0")
 
 
+# The events by which a task makes other CPUs work: interrupts it sends
+# (TLB shootdowns and other function calls, wakeups) and work it queues on
+# a given CPU (per-CPU drains), with their filters on a sender's pid.
+SENT_EVENTS = {"ipi/ipi_send_cpu": "common_pid == %d && cpu != 0",
+               "ipi/ipi_send_cpumask": "common_pid == %d",
+               "workqueue/workqueue_queue_work": "common_pid == %d && cpu > 0"}
+
+
+def sent_to_others(pid, secs, action=None):
+    """The trace lines of interrupts task @pid sends to CPUs other than
+    CPU 0 and of work it queues on them, within @secs seconds (after
+    calling @action, if given).  Unlike the counts of /proc/interrupts,
+    these name their sender: other tasks' interrupts do not add to them.
+    Raise OSError when the events cannot be enabled."""
+    def events(val, filt):
+        for ev, f in SENT_EVENTS.items():
+            d = os.path.join(TRACE, "events", ev)
+            if filt:
+                must_write(d + "/filter", f % pid)
+            must_write(d + "/enable", val)
+
+    with open(TRACE + "/trace", "w"):
+        pass
+    events("1", True)
+    try:
+        if action:
+            action()
+        time.sleep(secs)
+        with open(TRACE + "/trace") as f:
+            text = f.read()
+    finally:
+        events("0", False)
+        for ev in SENT_EVENTS:
+            write_file(os.path.join(TRACE, "events", ev, "filter"), "0")
+    return [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+
+
 def read_file(path):
     """The stripped contents of @path.
 
