@@ -57,7 +57,8 @@ $(VENV)/.done: $(T)/requirements.txt
 	$(VENV)/bin/pip install -q -r $(T)/requirements.txt
 	touch $@
 
-# Our kselftests, and the upstream ones used as a regression guard.
+# Our kselftests, the base's upstream ones used as a regression guard, and
+# mainline's newest DAMON ones against the backported ABI.
 UPSTREAM_MM_TESTS := $(shell sed -n 's/^mm_tests: *//p' $(T)/upstream-tests.txt)
 selftests: prepare
 	@mkdir -p $(KSFT)/tiering $(KSFT)/mm
@@ -70,6 +71,12 @@ selftests: prepare
 		$(KSFT)/damon/
 	@$(MAKE) -s -C $(SRC)/tools/testing/selftests/mm OUTPUT=$(KSFT)/mm KHDR_INCLUDES= \
 		$(addprefix $(KSFT)/mm/,$(UPSTREAM_MM_TESTS)) >/dev/null
+	@$(T)/fetch-mainline-selftests.sh
+	@mkdir -p $(KSFT)/damon-mainline
+	@cp $(BUILD)/mainline/damon/*.sh $(BUILD)/mainline/damon/*.py $(KSFT)/damon-mainline/
+	@for p in access_memory access_memory_even; do \
+		gcc -O2 -Wall -o $(KSFT)/damon-mainline/$$p $(BUILD)/mainline/damon/$$p.c || exit 1; \
+	done
 
 check: kernel kernel-run kernel-nonuma selftests venv patch real-config
 	python3 $(T)/check.py

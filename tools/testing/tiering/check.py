@@ -33,6 +33,7 @@ import vm  # noqa: E402
 TESTS_FILE = os.path.join(HERE, "tests.txt")
 EXPECTED_KUNIT = os.path.join(HERE, "expected-kunit.txt")
 ALLOWED_SKIPS = os.path.join(HERE, "allowed-skips.txt")
+MAINLINE_DAMON_SKIPS = os.path.join(HERE, "mainline-damon-skips.txt")
 
 
 def read_list(path):
@@ -122,7 +123,11 @@ def main():
         results += run_topology(topo, a.kernel, kunit=(i == 0 and not a.filter),
                                 timeout=a.timeout, filt=a.filter)
 
-    results = verdict.apply_allowed_skips(results, verdict.read_allowed_skips(ALLOWED_SKIPS))
+    allowed = verdict.read_allowed_skips(ALLOWED_SKIPS)
+    for test, reason in verdict.read_allowed_skips(MAINLINE_DAMON_SKIPS).items():
+        allowed["2tier/mainline_damon_" + test.replace(".", "_")] = \
+            "mainline test needs " + reason
+    results = verdict.apply_allowed_skips(results, allowed)
     failed = [r for r in results if r[1] == "fail"]
     print("")
     print("# results by test:")
