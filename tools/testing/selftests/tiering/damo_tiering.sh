@@ -57,16 +57,18 @@ check $S0/target_nid 1
 check $S0/quotas/goals/0/target_metric node_mem_free_bp
 check $S0/quotas/goals/0/target_value 50
 check $S0/quotas/goals/0/nid 0
-check $S0/filters/0/type young
-check $S0/filters/0/allow N
+# damo puts the young filter, which the operations set handles, in
+# ops_filters: this kernel has the per-layer filter directories.
+check $S0/ops_filters/0/type young
+check $S0/ops_filters/0/allow N
 check $S1/action migrate_hot
 check $S1/target_nid 0
 check $S1/quotas/goals/0/target_metric node_mem_used_bp
 check $S1/quotas/goals/0/target_value 9970
 check $S1/quotas/goals/0/nid 0
-check $S1/filters/0/type young
-check $S1/filters/0/allow Y
-check $S1/filters/0/matching Y
+check $S1/ops_filters/0/type young
+check $S1/ops_filters/0/allow Y
+check $S1/ops_filters/0/matching Y
 sleep 3
 check 0/state on
 check 1/state on

@@ -149,8 +149,11 @@ def check_damo_policy(args, cgroup=None):
                 expect(read_file(base + "/quotas/goals/0/target_metric") == g["metric"] and
                        read_file(base + "/quotas/goals/0/nid") == str(g["nid"]),
                        "kdamond %d goal %s nid %d" % (i, g["metric"], g["nid"]))
-                young = s["filters"][-1]
-                fy = "%s/filters/%d" % (base, len(s["filters"]) - 1)
+                # damo writes each filter in the directory of the layer
+                # that handles it: young and memcg in ops_filters.
+                ops = [f for f in s["filters"] if f["filter_type"] not in ("addr", "target")]
+                young = ops[-1]
+                fy = "%s/ops_filters/%d" % (base, len(ops) - 1)
                 expect(read_file(fy + "/type") == "young" and
                        read_file(fy + "/allow") == ("Y" if young["allow"] else "N"),
                        "kdamond %d young filter allow=%s" % (i, young["allow"]))
@@ -163,8 +166,8 @@ def check_damo_policy(args, cgroup=None):
                     expect(read_file(base + "/quotas/goals/0/path") == cgroup and
                            read_file(base + "/quotas/goals/0/target_value") ==
                            str(g["target_value"]) and
-                           read_file(base + "/filters/0/type") == "memcg" and
-                           read_file(base + "/filters/0/memcg_path") == cgroup,
+                           read_file(base + "/ops_filters/0/type") == "memcg" and
+                           read_file(base + "/ops_filters/0/memcg_path") == cgroup,
                            "kdamond %d: goal %s on %s, target %d, memcg filter" % (
                                i, g["metric"], cgroup, g["target_value"]))
             expect(n >= 2, "%d kdamonds (demotion and promotion)" % n)

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""DAMON sysfs files backported from mainline, through their effect on a
+running kdamond.
+
+- targets/<T>/obsolete_target (6.19): Y/N, bad writes refused; a commit
+  removes the running target of each obsolete one and keeps the others in
+  order; an obsolete target without a running one to remove makes the
+  commit fail with EINVAL and leaves the kdamond running as it was.
+  Which targets run is read from the regions the damon_aggregated trace
+  event reports: each target monitors its own fixed range (fvaddr).
+- schemes/<S>/core_filters/ and ops_filters/ (6.15): a filter's type file
+  takes only the types of its layer (EINVAL otherwise, type unchanged),
+  filters/ takes any; a core_filters addr filter rejecting all memory
+  keeps a running scheme from trying anything (sz_tried stops growing).
+- schemes/<S>/dests/ (6.17): nr_dests makes 0..N-1 directories of id and
+  weight (unsigned integers), bad writes refused and nothing changed; on
+  and commit take a scheme with destinations, and with none again.
+"""
+import errno
+import os
+import sys
+import time
+
+import tiering_util
+
+ADMIN = "/sys/kernel/mm/damon/admin"
+KD = ADMIN + "/kdamonds"
+CTX = KD + "/0/contexts/0"
+S0 = CTX + "/schemes/0"
+
+write = tiering_util.write_file
+read = tiering_util.read_file
+expect = tiering_util.expect
+must = tiering_util.must_write
+
+# The fixed range each fvaddr target monitors: 1 MiB at (i + 1) GiB.
+RANGES = [((i + 1) << 30, ((i + 1) << 30) + (1 << 20)) for i in range(3)]
+
+
+def running_ranges(secs=5):
+    """Which of RANGES the kdamond reports regions in, over @secs."""
+    pid = int(read(KD + "/0/pid"))
+    seen, err = tiering_util.aggregated_regions(lambda s: False, secs)
+    if err:
+        raise OSError(err, "cannot enable damon_aggregated")
+    return sorted({i for p, start, _ in seen if p == pid
+                   for i, (lo, hi) in enumerate(RANGES) if lo <= start < hi})
+
+
+def test_obsolete_target():
+    must(KD + "/nr_kdamonds", "1")
+    must(KD + "/0/contexts/nr_contexts", "1")
+    must(CTX + "/operations", "fvaddr")
+    must(CTX + "/targets/nr_targets", "3")
+    for i, (lo, hi) in enumerate(RANGES):
+        t = "%s/targets/%d" % (CTX, i)
+        must(t + "/pid_target", str(os.getpid()))
+        must(t + "/regions/nr_regions", "1")
+        must(t + "/regions/0/start", str(lo))
+        must(t + "/regions/0/end", str(hi))
+    t1 = CTX + "/targets/1/obsolete_target"
+    expect(read(t1) == "N", "obsolete_target defaults to N")
+    for bad in ("maybe", "2", "\n", "-1"):
+        err = write(t1, bad)
+        expect(err == errno.EINVAL and read(t1) == "N",
+               "obsolete_target refuses %r (%s), unchanged" % (bad, err))
+    for val, want in (("Y", "Y"), ("0", "N"), ("1", "Y"), ("n", "N")):
+        expect(write(t1, val) == 0 and read(t1) == want,
+               "obsolete_target takes %r, reads %s" % (val, want))
+    # Starting ignores obsolete: there is nothing to remove yet.
+    must(t1, "Y")
+    tiering_util.state_command(KD + "/0", "on")
+    ranges = running_ranges()
+    expect(ranges == [0, 1, 2], "on: all three targets run (%s)" % ranges)
+    # The middle one goes, the other two stay in their order.
+    expect(tiering_util.state_write(KD + "/0", "commit") == 0,
+           "commit with targets/1 obsolete")
+    ranges = running_ranges()
+    expect(ranges == [0, 2], "the commit removed the middle target (%s run)" % ranges)
+    # Two targets run: an obsolete third has nothing to remove.
+    must(CTX + "/targets/2/obsolete_target", "Y")
+    err = tiering_util.state_write(KD + "/0", "commit")
+    expect(err == errno.EINVAL, "commit with targets/2 obsolete, two running: "
+           "EINVAL (%s)" % err)
+    ranges = running_ranges()
+    expect(read(KD + "/0/state") == "on" and ranges == [0, 2],
+           "the kdamond runs on as it was (%s, %s run)" % (read(KD + "/0/state"), ranges))
+    tiering_util.state_command(KD + "/0", "off")
+    tiering_util.damon_sysfs_release()
+
+
+def sz_tried():
+    tiering_util.state_command(KD + "/0", "update_schemes_stats")
+    return int(read(S0 + "/stats/sz_tried"))
+
+
+def test_layer_filters():
+    must(KD + "/nr_kdamonds", "1")
+    must(KD + "/0/contexts/nr_contexts", "1")
+    must(CTX + "/operations", "paddr")
+    must(CTX + "/targets/nr_targets", "1")
+    lo, hi = tiering_util.node_range(0)
+    must(CTX + "/targets/0/regions/nr_regions", "1")
+    must(CTX + "/targets/0/regions/0/start", str(lo))
+    must(CTX + "/targets/0/regions/0/end", str(hi))
+    must(CTX + "/schemes/nr_schemes", "1")
+    must(S0 + "/action", "stat")
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must(S0 + "/access_pattern/" + k, v)
+    for d in ("core_filters", "ops_filters", "filters"):
+        expect(read("%s/%s/nr_filters" % (S0, d)) == "0", "%s/nr_filters starts at 0" % d)
+        expect(write("%s/%s/nr_filters" % (S0, d), "-1") == errno.EINVAL,
+               "%s/nr_filters refuses -1" % d)
+        must("%s/%s/nr_filters" % (S0, d), "1")
+    layers = {"core_filters": ("addr", "target"),
+              "ops_filters": ("anon", "memcg", "young"),
+              "filters": ("anon", "memcg", "young", "addr", "target")}
+    for d, good in layers.items():
+        f = "%s/%s/0/type" % (S0, d)
+        for t in ("anon", "memcg", "young", "addr", "target"):
+            before = read(f)
+            err = write(f, t)
+            if t in good:
+                expect(err == 0 and read(f) == t, "%s takes type %s" % (d, t))
+            else:
+                expect(err == errno.EINVAL and read(f) == before,
+                       "%s refuses type %s (%s), keeps %s" % (d, t, err, before))
+    # Only the scheme's own filters below: none for now.
+    for d in ("core_filters", "ops_filters", "filters"):
+        must("%s/%s/nr_filters" % (S0, d), "0")
+    tiering_util.state_command(KD + "/0", "on")
+    a = sz_tried()
+    time.sleep(2)
+    b = sz_tried()
+    expect(b > a, "without filters the scheme tries memory (%d bytes in 2 s)" % (b - a))
+    must(S0 + "/core_filters/nr_filters", "1")
+    f = S0 + "/core_filters/0"
+    must(f + "/type", "addr")
+    must(f + "/addr_start", "0")
+    must(f + "/addr_end", str(2**63))
+    must(f + "/matching", "Y")
+    must(f + "/allow", "N")
+    tiering_util.state_command(KD + "/0", "commit")
+    time.sleep(1)
+    a = sz_tried()
+    time.sleep(2)
+    b = sz_tried()
+    expect(b == a, "a core_filters addr filter rejecting all memory: nothing "
+           "tried (%d bytes in 2 s)" % (b - a))
+    tiering_util.state_command(KD + "/0", "off")
+    tiering_util.damon_sysfs_release()
+
+
+def test_dests():
+    must(KD + "/nr_kdamonds", "1")
+    must(KD + "/0/contexts/nr_contexts", "1")
+    must(CTX + "/operations", "paddr")
+    must(CTX + "/targets/nr_targets", "1")
+    lo, hi = tiering_util.node_range(0)
+    must(CTX + "/targets/0/regions/nr_regions", "1")
+    must(CTX + "/targets/0/regions/0/start", str(lo))
+    must(CTX + "/targets/0/regions/0/end", str(hi))
+    must(CTX + "/schemes/nr_schemes", "1")
+    must(S0 + "/action", "migrate_cold")
+    # Nothing is cold enough to move in the few seconds this runs.
+    must(S0 + "/access_pattern/age/min", "4294967295")
+    d = S0 + "/dests"
+    expect(read(d + "/nr_dests") == "0", "dests/nr_dests starts at 0")
+    for bad in ("-1", "x", "\n"):
+        err = write(d + "/nr_dests", bad)
+        expect(err == errno.EINVAL and read(d + "/nr_dests") == "0",
+               "nr_dests refuses %r (%s), unchanged" % (bad, err))
+    must(d + "/nr_dests", "2")
+    expect(sorted(os.listdir(d)) == ["0", "1", "nr_dests"] and
+           all(read("%s/%d/%s" % (d, i, f)) == "0" for i in (0, 1) for f in ("id", "weight")),
+           "nr_dests 2: dests/0 and dests/1, id and weight 0")
+    for f in ("id", "weight"):
+        for bad in ("-1", "x", "4294967296"):
+            err = write("%s/0/%s" % (d, f), bad)
+            expect(err in (errno.EINVAL, errno.ERANGE) and read("%s/0/%s" % (d, f)) == "0",
+                   "%s refuses %r (%s), unchanged" % (f, bad, err))
+    for i, (nid, weight) in enumerate(((0, 3), (1, 7))):
+        must("%s/%d/id" % (d, i), str(nid))
+        must("%s/%d/weight" % (d, i), str(weight))
+    expect([read("%s/%d/%s" % (d, i, f)) for i in (0, 1) for f in ("id", "weight")] ==
+           ["0", "3", "1", "7"], "ids and weights read back")
+    expect(tiering_util.state_write(KD + "/0", "on") == 0, "on with two destinations")
+    must(d + "/nr_dests", "0")
+    expect(tiering_util.state_write(KD + "/0", "commit") == 0 and
+           read(KD + "/0/state") == "on", "commit with none: still running")
+    must(d + "/nr_dests", "1")
+    expect(tiering_util.state_write(KD + "/0", "commit") == 0 and
+           read(KD + "/0/state") == "on", "commit with one again: still running")
+    tiering_util.state_command(KD + "/0", "off")
+    tiering_util.damon_sysfs_release()
+
+
+def main():
+    if not os.path.isdir(ADMIN):
+        print("no DAMON sysfs")
+        return 4
+    test_obsolete_target()
+    test_layer_filters()
+    test_dests()
+    print("%d failures" % tiering_util.failures)
+    return 1 if tiering_util.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
