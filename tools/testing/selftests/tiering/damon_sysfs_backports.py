@@ -95,7 +95,8 @@ def sz_tried():
     return int(read(S0 + "/stats/sz_tried"))
 
 
-def test_layer_filters():
+def paddr_kdamond(action):
+    """A paddr kdamond over node0 with one @action scheme, left off."""
     must(KD + "/nr_kdamonds", "1")
     must(KD + "/0/contexts/nr_contexts", "1")
     must(CTX + "/operations", "paddr")
@@ -105,7 +106,11 @@ def test_layer_filters():
     must(CTX + "/targets/0/regions/0/start", str(lo))
     must(CTX + "/targets/0/regions/0/end", str(hi))
     must(CTX + "/schemes/nr_schemes", "1")
-    must(S0 + "/action", "stat")
+    must(S0 + "/action", action)
+
+
+def test_layer_filters():
+    paddr_kdamond("stat")
     for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
                  ("age/max", "4294967295")):
         must(S0 + "/access_pattern/" + k, v)
@@ -154,16 +159,7 @@ def test_layer_filters():
 
 
 def test_dests():
-    must(KD + "/nr_kdamonds", "1")
-    must(KD + "/0/contexts/nr_contexts", "1")
-    must(CTX + "/operations", "paddr")
-    must(CTX + "/targets/nr_targets", "1")
-    lo, hi = tiering_util.node_range(0)
-    must(CTX + "/targets/0/regions/nr_regions", "1")
-    must(CTX + "/targets/0/regions/0/start", str(lo))
-    must(CTX + "/targets/0/regions/0/end", str(hi))
-    must(CTX + "/schemes/nr_schemes", "1")
-    must(S0 + "/action", "migrate_cold")
+    paddr_kdamond("migrate_cold")
     # Nothing is cold enough to move in the few seconds this runs.
     must(S0 + "/access_pattern/age/min", "4294967295")
     d = S0 + "/dests"
