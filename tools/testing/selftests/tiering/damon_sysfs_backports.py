@@ -13,6 +13,12 @@ running kdamond.
   takes only the types of its layer (EINVAL otherwise, type unchanged),
   filters/ takes any; a core_filters addr filter rejecting all memory
   keeps a running scheme from trying anything (sz_tried stops growing).
+- contexts/<C>/pause (7.2): Y/N, bad writes refused; a kdamond started or
+  committed paused tries nothing (sz_tried stays), yet takes commands: a
+  tried-bytes update ends at once with none, a commit that unpauses it
+  makes it try memory again, and off stops it.  A context that
+  watermarks deactivate takes a commit too (6.12 kept the writer waiting
+  until the watermarks activated it).
 - schemes/<S>/dests/ (6.17): nr_dests makes 0..N-1 directories of id and
   weight (unsigned integers), bad writes refused and nothing changed; on
   and commit take a scheme with destinations, and with none again.
@@ -20,6 +26,7 @@ running kdamond.
 import errno
 import os
 import sys
+import threading
 import time
 
 import tiering_util
@@ -158,6 +165,70 @@ def test_layer_filters():
     tiering_util.damon_sysfs_release()
 
 
+def timed_state_write(cmd, secs=30):
+    """state_write() that gives up after @secs: None if the kdamond never
+    took the command."""
+    res = []
+    th = threading.Thread(target=lambda: res.append(
+        tiering_util.state_write(KD + "/0", cmd)), daemon=True)
+    th.start()
+    th.join(secs)
+    return res[0] if res else None
+
+
+def test_pause():
+    paddr_kdamond("stat")
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must(S0 + "/access_pattern/" + k, v)
+    p = CTX + "/pause"
+    expect(read(p) == "N", "pause defaults to N")
+    for bad in ("maybe", "2", "\n", "-1"):
+        err = write(p, bad)
+        expect(err == errno.EINVAL and read(p) == "N",
+               "pause refuses %r (%s), unchanged" % (bad, err))
+    for val, want in (("True", "Y"), ("False", "N"), ("1", "Y"), ("n", "N")):
+        expect(write(p, val) == 0 and read(p) == want,
+               "pause takes %r, reads %s" % (val, want))
+    must(p, "Y")
+    tiering_util.state_command(KD + "/0", "on")
+    time.sleep(2)
+    a = sz_tried()
+    expect(a == 0, "started paused: nothing tried (%d bytes)" % a)
+    err = timed_state_write("update_schemes_tried_bytes")
+    total = read(S0 + "/tried_regions/total_bytes")
+    expect(err == 0 and total == "0",
+           "paused: a tried-bytes update ends (%s), with none (%s)" % (err, total))
+    expect(timed_state_write("commit") == 0 and sz_tried() == 0,
+           "paused: a commit keeping it paused is taken, nothing tried")
+    must(p, "N")
+    expect(timed_state_write("commit") == 0, "paused: the commit unpausing it is taken")
+    b = tiering_util.poll(sz_tried, lambda v: v > 0, 10)
+    expect(b > 0, "unpaused: the scheme tries memory (%d bytes)" % b)
+    must(p, "Y")
+    expect(timed_state_write("commit") == 0, "a running kdamond takes pause")
+    time.sleep(1)
+    a = sz_tried()
+    time.sleep(2)
+    b = sz_tried()
+    expect(b == a, "paused again: nothing tried (%d bytes in 2 s)" % (b - a))
+    expect(timed_state_write("off") == 0 and read(KD + "/0/state") == "off",
+           "off stops a paused kdamond")
+    # Watermarks that keep the scheme inactive: commits are still taken.
+    must(p, "N")
+    w = S0 + "/watermarks/"
+    for f, v in (("metric", "free_mem_rate"), ("interval_us", "100000"),
+                 ("high", "0"), ("mid", "0"), ("low", "0")):
+        must(w + f, v)
+    tiering_util.state_command(KD + "/0", "on")
+    must(S0 + "/access_pattern/age/min", "1")
+    err = timed_state_write("commit")
+    expect(err == 0 and read(KD + "/0/state") == "on",
+           "deactivated by watermarks: a commit is taken (%s)" % err)
+    tiering_util.state_command(KD + "/0", "off")
+    tiering_util.damon_sysfs_release()
+
+
 def test_dests():
     paddr_kdamond("migrate_cold")
     # Nothing is cold enough to move in the few seconds this runs.
@@ -199,6 +270,7 @@ def main():
         return 4
     test_obsolete_target()
     test_layer_filters()
+    test_pause()
     test_dests()
     print("%d failures" % tiering_util.failures)
     return 1 if tiering_util.failures else 0
