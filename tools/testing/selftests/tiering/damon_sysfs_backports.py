@@ -19,6 +19,11 @@ running kdamond.
   makes it try memory again, and off stops it.  A context that
   watermarks deactivate takes a commit too (6.12 kept the writer waiting
   until the watermarks activated it).
+- kdamonds/<K>/refresh_ms (6.17): an unsigned integer, bad writes
+  refused and nothing changed; while it is non-zero the running kdamond
+  refreshes the schemes' stats files by itself, 0 stops that at once,
+  and kdamonds turned on and off with it set (its request is freed when
+  the kdamond stops) leave no splat behind.
 - schemes/<S>/dests/ (6.17): nr_dests makes 0..N-1 directories of id and
   weight (unsigned integers), bad writes refused and nothing changed; on
   and commit take a scheme with destinations, and with none again.
@@ -229,6 +234,47 @@ def test_pause():
     tiering_util.damon_sysfs_release()
 
 
+def test_refresh_ms():
+    paddr_kdamond("stat")
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must(S0 + "/access_pattern/" + k, v)
+    r = KD + "/0/refresh_ms"
+    expect(read(r) == "0", "refresh_ms defaults to 0")
+    for bad in ("-1", "x", "4294967296", "\n"):
+        err = write(r, bad)
+        expect(err in (errno.EINVAL, errno.ERANGE) and read(r) == "0",
+               "refresh_ms refuses %r (%s), unchanged" % (bad, err))
+    for val, want in (("4294967295", "4294967295"), ("0x10", "16"), ("0", "0")):
+        expect(write(r, val) == 0 and read(r) == want,
+               "refresh_ms takes %r, reads %s" % (val, want))
+    stat = S0 + "/stats/sz_tried"
+    # On and off with refresh_ms set: each start queues a request the
+    # kdamond frees when it stops.
+    must(r, "100")
+    for _ in range(5):
+        tiering_util.state_command(KD + "/0", "on")
+        tiering_util.state_command(KD + "/0", "off")
+    tiering_util.state_command(KD + "/0", "on")
+    a = int(read(stat))
+    b = int(tiering_util.poll(lambda: read(stat), lambda v: int(v) > a, 10))
+    expect(b > a, "refresh_ms 100: sz_tried refreshed by itself (%d -> %d)" % (a, b))
+    must(r, "0")
+    time.sleep(1)
+    a = int(read(stat))
+    time.sleep(2)
+    b = int(read(stat))
+    expect(b == a and sz_tried() > b,
+           "refresh_ms 0: sz_tried stays (%d -> %d) until updated" % (a, b))
+    must(r, "100")
+    a = int(read(stat))
+    b = int(tiering_util.poll(lambda: read(stat), lambda v: int(v) > a, 10))
+    expect(b > a, "refresh_ms set on a running kdamond: refreshed (%d -> %d)" % (a, b))
+    tiering_util.state_command(KD + "/0", "off")
+    must(r, "0")
+    tiering_util.damon_sysfs_release()
+
+
 def test_dests():
     paddr_kdamond("migrate_cold")
     # Nothing is cold enough to move in the few seconds this runs.
@@ -271,6 +317,7 @@ def main():
     test_obsolete_target()
     test_layer_filters()
     test_pause()
+    test_refresh_ms()
     test_dests()
     print("%d failures" % tiering_util.failures)
     return 1 if tiering_util.failures else 0
