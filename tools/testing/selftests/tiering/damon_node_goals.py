@@ -74,8 +74,12 @@ def test_validation():
         expect(write(g + "/target_metric", bad) == errno.EINVAL, "target_metric rejects %r" % bad)
         expect(read(g + "/target_metric") == "node_mem_free_bp", "target_metric unchanged")
     expect(os.path.isfile(g + "/nid"), "goal has a nid file")
-    expect(write(g + "/nid", "1") == 0 and read(g + "/nid") == "1", "nid accepts 1")
-    for bad in ("-1", "abc", "\n", "64", "4096", "99999999999"):
+    # Any int, as in mainline: a node that cannot be measured reads as
+    # unused (test_quota_steering).
+    for val in ("-1", "64", "4096", "0x10", "1"):
+        expect(write(g + "/nid", val) == 0 and read(g + "/nid") == str(int(val, 0)),
+               "nid accepts %r" % val)
+    for bad in ("abc", "\n", "99999999999", "1.5"):
         err = write(g + "/nid", bad)
         expect(err in (errno.EINVAL, errno.ERANGE), "nid rejects %r (%s)" % (bad, err))
         expect(read(g + "/nid") == "1", "nid unchanged after %r" % bad)
@@ -119,12 +123,14 @@ def test_quota_steering():
              ("node_mem_free_bp", 50, 0),       # over-achieved: minimum
              ("node_mem_used_bp", 9970, 7),     # reads 0: unmet, grows
              ("node_mem_free_bp", 9999, 7),     # reads 10000: minimum
-             ("node_mem_used_bp", 500, 0)]      # over-achieved: minimum
+             ("node_mem_used_bp", 500, 0),      # over-achieved: minimum
+             ("node_mem_used_bp", 9970, -1),    # no such node: as node 7
+             ("node_mem_free_bp", 9999, 4096)]
     schemes = setup_kdamond(goals)
     tiering_util.state_command(KD + "/0", "on")
     try:
         expect(read(KD + "/0/state") == "on", "kdamond with node_mem goals runs")
-        esz = wait_grown(schemes, len(goals), (0, 2))
+        esz = wait_grown(schemes, len(goals), (0, 2, 5))
         cur = current_values(schemes, len(goals))
         print("current_value:", cur)
         expect(0 < cur[0] < 9970, "node0 used %d bp, in 1..9969" % cur[0])
@@ -132,6 +138,8 @@ def test_quota_steering():
         expect(abs(cur[0] + cur[1] - 10000) <= 50, "node0 used + free is the node")
         expect(cur[2] == 0, "memoryless node: used reads 0 (%d)" % cur[2])
         expect(cur[3] == 10000, "memoryless node: free reads 10000 (%d)" % cur[3])
+        expect(cur[5] == 0 and cur[6] == 10000,
+               "nid -1 and 4096: used reads 0, free 10000 (%d, %d)" % (cur[5], cur[6]))
         print("effective_bytes:", esz)
         # The tuner starts at one byte; an unmet goal grows it ~2x per
         # interval, a met one keeps it at the minimum.
@@ -141,6 +149,9 @@ def test_quota_steering():
         expect(esz[3] <= (64 << 10), "free goal on a memoryless node keeps the quota minimal")
         expect(esz[4] <= (64 << 10), "node0 above 5%% used (%d bp) keeps the quota minimal"
                % cur[4])
+        expect(esz[5] >= (1 << 20) and esz[6] <= (64 << 10),
+               "goals on nid -1 and 4096 act as on a memoryless node (%d, %d)"
+               % (esz[5], esz[6]))
         expect(read(KD + "/0/state") == "on", "kdamond still running")
         # Committing a new nid while running takes effect: node1, nearly
         # empty here, is far below 5% used.
