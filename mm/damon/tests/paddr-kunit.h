@@ -78,8 +78,53 @@ static void damon_pa_test_filter_out_unmatched(struct kunit *test)
 	folio_put(folio);
 }
 
+/*
+ * The active, unmapped and hugepage_size types match what they name: with
+ * one reject filter, a folio is left out exactly when it matches.
+ */
+static void damon_pa_test_filter_types(struct kunit *test)
+{
+	struct folio *small = folio_alloc(GFP_KERNEL, 0);
+	struct folio *large = folio_alloc(GFP_KERNEL, 2);
+	struct damos *active, *unmapped, *huge;
+	struct damos_filter *f;
+
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	KUNIT_ASSERT_NOT_NULL(test, large);
+	active = damon_pa_test_scheme(test, DAMOS_FILTER_TYPE_ACTIVE, false);
+	unmapped = damon_pa_test_scheme(test, DAMOS_FILTER_TYPE_UNMAPPED,
+					false);
+	huge = damon_pa_test_scheme(test, DAMOS_FILTER_TYPE_HUGEPAGE_SIZE,
+				    false);
+	damos_for_each_filter(f, huge)
+		f->sz_range = (struct damon_size_range){
+			.min = 4 * PAGE_SIZE, .max = 4 * PAGE_SIZE };
+
+	KUNIT_EXPECT_FALSE(test, damos_pa_filter_out(active, small));
+	folio_set_active(small);
+	KUNIT_EXPECT_TRUE(test, damos_pa_filter_out(active, small));
+	folio_clear_active(small);
+
+	/* Neither folio is in any page table. */
+	KUNIT_EXPECT_TRUE(test, damos_pa_filter_out(unmapped, small));
+	KUNIT_EXPECT_TRUE(test, damos_pa_filter_out(unmapped, large));
+
+	KUNIT_EXPECT_FALSE(test, damos_pa_filter_out(huge, small));
+	KUNIT_EXPECT_TRUE(test, damos_pa_filter_out(huge, large));
+	damos_for_each_filter(f, huge)
+		f->sz_range.max = 2 * PAGE_SIZE;
+	KUNIT_EXPECT_FALSE(test, damos_pa_filter_out(huge, large));
+
+	damon_destroy_scheme(active);
+	damon_destroy_scheme(unmapped);
+	damon_destroy_scheme(huge);
+	folio_put(small);
+	folio_put(large);
+}
+
 static struct kunit_case damon_pa_test_cases[] = {
 	KUNIT_CASE(damon_pa_test_filter_out_unmatched),
+	KUNIT_CASE(damon_pa_test_filter_types),
 	{},
 };
 

@@ -13,12 +13,24 @@ running kdamond.
   takes only the types of its layer (EINVAL otherwise, type unchanged),
   filters/ takes any; a core_filters addr filter rejecting all memory
   keeps a running scheme from trying anything (sz_tried stops growing).
+- the active, hugepage_size and unmapped filter types (6.15), with the
+  min and max files: ops_filters/ takes them, core_filters/ does not; a
+  hugepage_size filter whose min is above its max fails on and commit;
+  and on the physical pages of a mapped buffer, a migrate_cold scheme
+  with one reject filter leaves the pages the filter matches on node0
+  and demotes the others (move_pages(2) counts), for unmapped with
+  matching Y and N, and for hugepage_size ranges holding every folio
+  size and none.
+- the collapse action: a vaddr scheme collapses a process' 4 KiB pages
+  into huge pages (AnonHugePages grows from 0).
 - contexts/<C>/pause (7.2): Y/N, bad writes refused; a kdamond started or
   committed paused tries nothing (sz_tried stays), yet takes commands: a
-  tried-bytes update ends at once with none, a commit that unpauses it
-  makes it try memory again, and off stops it.  A context that
-  watermarks deactivate takes a commit too (6.12 kept the writer waiting
-  until the watermarks activated it).
+  tried-bytes update fails with ECANCELED and leaves none, a commit that
+  unpauses it makes it try memory again, and off stops it.  A context
+  that watermarks deactivate takes a commit too, which here lifts them
+  (6.12 kept the writer waiting until the watermarks activated it).
+- a tried-regions update ends after the scheme was applied, also while
+  the intervals tuning reschedules it at every aggregation.
 - kdamonds/<K>/refresh_ms (6.17): an unsigned integer, bad writes
   refused and nothing changed; while it is non-zero the running kdamond
   refreshes the schemes' stats files by itself, 0 stops that at once,
@@ -30,6 +42,7 @@ running kdamond.
 """
 import errno
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -45,6 +58,9 @@ write = tiering_util.write_file
 read = tiering_util.read_file
 expect = tiering_util.expect
 must = tiering_util.must_write
+
+WORKLOAD = os.path.join(os.environ.get("BUILD", ""), "kselftest/tiering/tier_workload")
+MB = 32
 
 # The fixed range each fvaddr target monitors: 1 MiB at (i + 1) GiB.
 RANGES = [((i + 1) << 30, ((i + 1) << 30) + (1 << 20)) for i in range(3)]
@@ -131,12 +147,13 @@ def test_layer_filters():
         expect(write("%s/%s/nr_filters" % (S0, d), "-1") == errno.EINVAL,
                "%s/nr_filters refuses -1" % d)
         must("%s/%s/nr_filters" % (S0, d), "1")
+    ops = ("anon", "active", "memcg", "young", "hugepage_size", "unmapped")
     layers = {"core_filters": ("addr", "target"),
-              "ops_filters": ("anon", "memcg", "young"),
-              "filters": ("anon", "memcg", "young", "addr", "target")}
+              "ops_filters": ops,
+              "filters": ops + ("addr", "target")}
     for d, good in layers.items():
         f = "%s/%s/0/type" % (S0, d)
-        for t in ("anon", "memcg", "young", "addr", "target"):
+        for t in ops + ("addr", "target"):
             before = read(f)
             err = write(f, t)
             if t in good:
@@ -170,6 +187,135 @@ def test_layer_filters():
     tiering_util.damon_sysfs_release()
 
 
+def test_size_range_files():
+    paddr_kdamond("stat")
+    f = S0 + "/ops_filters/0"
+    must(S0 + "/ops_filters/nr_filters", "1")
+    for name in ("min", "max"):
+        expect(read("%s/%s" % (f, name)) == "0", "%s starts at 0" % name)
+        for bad in ("-1", "x", "\n", "18446744073709551616"):
+            err = write("%s/%s" % (f, name), bad)
+            expect(err in (errno.EINVAL, errno.ERANGE) and read("%s/%s" % (f, name)) == "0",
+                   "%s refuses %r (%s), unchanged" % (name, bad, err))
+    must(f + "/type", "hugepage_size")
+    must(f + "/min", "0x200000")
+    must(f + "/max", "4096")
+    expect(read(f + "/min") == "2097152", "min reads back 2097152")
+    err = tiering_util.state_write(KD + "/0", "on")
+    expect(err != 0 and read(KD + "/0/state") == "off",
+           "on refuses hugepage_size min > max (%s)" % err)
+    must(f + "/max", "2097152")
+    tiering_util.state_command(KD + "/0", "on")
+    must(f + "/max", "4096")
+    err = tiering_util.state_write(KD + "/0", "commit")
+    expect(err != 0 and read(KD + "/0/state") == "on",
+           "commit refuses min > max (%s), the kdamond runs on" % err)
+    tiering_util.state_command(KD + "/0", "off")
+    tiering_util.damon_sysfs_release()
+
+
+def filtered_demotion(ftype, matching, size_range=None):
+    """Demote the physical pages of a mapped 32 MiB buffer on node0 with a
+    migrate_cold scheme that has one ops_filters reject filter; the
+    buffer's pages per node afterwards."""
+    p = subprocess.Popen([WORKLOAD, "cold", str(MB), "0"], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        expect(p.stdout.readline().strip() == "ready", "buffer placed")
+        start, end = tiering_util.longest_run(tiering_util.buffer_pfns(p.pid, MB))
+        expect(end - start >= 16, "a run of %d pages to watch" % (end - start))
+        tiering_util.paddr_scheme(start, end, "migrate_cold", 1)
+        f = S0 + "/ops_filters/0"
+        must(S0 + "/ops_filters/nr_filters", "1")
+        must(f + "/type", ftype)
+        must(f + "/matching", matching)
+        must(f + "/allow", "N")
+        if size_range:
+            must(f + "/min", str(size_range[0]))
+            must(f + "/max", str(size_range[1]))
+        tiering_util.paddr_scheme_run(3)
+        counts = tiering_util.buffer_nodes(p.pid, MB)
+        return end - start, counts
+    finally:
+        p.terminate()
+        out, _ = p.communicate(timeout=60)
+        expect(p.returncode == 0 and "intact" in out, "data intact")
+
+
+def test_filter_types():
+    # (type, matching, min/max, whether the filter matches the buffer's
+    # mapped anonymous pages, of 4 KiB or 2 MiB folios)
+    cases = (("unmapped", "Y", None, False),
+             ("unmapped", "N", None, True),
+             ("hugepage_size", "Y", (4096, 2 << 20), True),
+             ("hugepage_size", "Y", (4 << 30, 8 << 30), False))
+    for ftype, matching, size_range, matches in cases:
+        run, counts = filtered_demotion(ftype, matching, size_range)
+        what = "%s matching %s%s" % (ftype, matching,
+                                      " %s" % (size_range,) if size_range else "")
+        print("%s: run of %d pages, buffer pages per node %s" % (what, run, counts))
+        if matches:
+            expect(counts.get(0, 0) == MB * 256,
+                   "%s rejects the buffer: all of it stays on node0" % what)
+        else:
+            expect(counts.get(1, 0) >= run * 9 // 10,
+                   "%s does not match: the run is demoted" % what)
+
+
+CHILD = """
+import mmap, sys, time
+buf = mmap.mmap(-1, 8 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+for off in range(0, 8 << 20, 4096):
+    buf[off] = 1
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def anon_huge_kb(pid):
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_collapse():
+    """The collapse action (DAMOS_COLLAPSE) collapses a process' 4 KiB
+    pages into huge pages: AnonHugePages of smaps_rollup grows from 0."""
+    thp = "/sys/kernel/mm/transparent_hugepage/enabled"
+    if not os.path.exists(thp):
+        print("no THP: collapse not checked")
+        return
+    mode = read(thp).split("[")[1].split("]")[0]
+    must(thp, "madvise")
+    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True)
+    try:
+        expect(p.stdout.readline().strip() == "ready", "buffer touched")
+        before = anon_huge_kb(p.pid)
+        must(KD + "/nr_kdamonds", "1")
+        must(KD + "/0/contexts/nr_contexts", "1")
+        must(CTX + "/operations", "vaddr")
+        must(CTX + "/targets/nr_targets", "1")
+        must(CTX + "/targets/0/pid_target", str(p.pid))
+        must(CTX + "/schemes/nr_schemes", "1")
+        expect(write(S0 + "/action", "collapse") == 0 and read(S0 + "/action") == "collapse",
+               "action takes collapse")
+        for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                     ("age/max", "4294967295")):
+            must(S0 + "/access_pattern/" + k, v)
+        tiering_util.state_command(KD + "/0", "on")
+        after = tiering_util.poll(lambda: anon_huge_kb(p.pid), lambda v: v >= 2048, 20)
+        expect(before == 0 and after >= 2048,
+               "collapse: AnonHugePages %d kB -> %d kB" % (before, after))
+        tiering_util.state_command(KD + "/0", "off")
+    finally:
+        p.kill()
+        p.wait()
+        must(thp, mode)
+        tiering_util.damon_sysfs_release()
+
+
 def timed_state_write(cmd, secs=30):
     """state_write() that gives up after @secs: None if the kdamond never
     took the command."""
@@ -200,16 +346,16 @@ def test_pause():
     time.sleep(2)
     a = sz_tried()
     expect(a == 0, "started paused: nothing tried (%d bytes)" % a)
-    err = timed_state_write("update_schemes_tried_bytes")
-    total = read(S0 + "/tried_regions/total_bytes")
-    expect(err == 0 and total == "0",
-           "paused: a tried-bytes update ends (%s), with none (%s)" % (err, total))
     expect(timed_state_write("commit") == 0 and sz_tried() == 0,
            "paused: a commit keeping it paused is taken, nothing tried")
     must(p, "N")
     expect(timed_state_write("commit") == 0, "paused: the commit unpausing it is taken")
     b = tiering_util.poll(sz_tried, lambda v: v > 0, 10)
     expect(b > 0, "unpaused: the scheme tries memory (%d bytes)" % b)
+    total = S0 + "/tried_regions/total_bytes"
+    err = timed_state_write("update_schemes_tried_bytes")
+    expect(err == 0 and int(read(total)) > 0,
+           "running: a tried-bytes update finds some (%s, %s)" % (err, read(total)))
     must(p, "Y")
     expect(timed_state_write("commit") == 0, "a running kdamond takes pause")
     time.sleep(1)
@@ -217,19 +363,52 @@ def test_pause():
     time.sleep(2)
     b = sz_tried()
     expect(b == a, "paused again: nothing tried (%d bytes in 2 s)" % (b - a))
+    err = timed_state_write("update_schemes_tried_bytes")
+    expect(err == errno.ECANCELED and read(total) == "0",
+           "paused: a tried-bytes update is canceled (%s), none left (%s)"
+           % (err, read(total)))
     expect(timed_state_write("off") == 0 and read(KD + "/0/state") == "off",
            "off stops a paused kdamond")
-    # Watermarks that keep the scheme inactive: commits are still taken.
+    # Watermarks that keep the scheme inactive: a commit is taken at once,
+    # here the one that lifts them.
     must(p, "N")
     w = S0 + "/watermarks/"
     for f, v in (("metric", "free_mem_rate"), ("interval_us", "100000"),
                  ("high", "0"), ("mid", "0"), ("low", "0")):
         must(w + f, v)
     tiering_util.state_command(KD + "/0", "on")
-    must(S0 + "/access_pattern/age/min", "1")
+    time.sleep(1)
+    expect(sz_tried() == 0, "deactivated by watermarks: nothing tried")
+    must(w + "metric", "none")
     err = timed_state_write("commit")
-    expect(err == 0 and read(KD + "/0/state") == "on",
-           "deactivated by watermarks: a commit is taken (%s)" % err)
+    b = tiering_util.poll(sz_tried, lambda v: v > 0, 10)
+    expect(err == 0 and b > 0,
+           "deactivated by watermarks: a commit lifting them is taken (%s, %d bytes)"
+           % (err, b))
+    tiering_util.state_command(KD + "/0", "off")
+    tiering_util.damon_sysfs_release()
+
+
+def test_tried_regions_while_tuning():
+    """A tried-regions update ends once the scheme was applied, also while
+    the intervals tuning reschedules the scheme's next apply at every
+    aggregation: it reports regions every time."""
+    paddr_kdamond("stat")
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must(S0 + "/access_pattern/" + k, v)
+    must(S0 + "/apply_interval_us", "400000")
+    ig = CTX + "/monitoring_attrs/intervals/intervals_goal/"
+    # A goal never met: every aggregation changes the intervals.
+    for f, v in (("access_bp", "10000"), ("aggrs", "1"),
+                 ("min_sample_us", "1000"), ("max_sample_us", "20000")):
+        must(ig + f, v)
+    tiering_util.state_command(KD + "/0", "on")
+    nr = []
+    for _ in range(5):
+        tiering_util.state_command(KD + "/0", "update_schemes_tried_regions")
+        nr.append(int(read(S0 + "/tried_regions/total_bytes")))
+    expect(all(n > 0 for n in nr), "each update while tuning finds regions (%s bytes)" % nr)
     tiering_util.state_command(KD + "/0", "off")
     tiering_util.damon_sysfs_release()
 
@@ -316,7 +495,11 @@ def main():
         return 4
     test_obsolete_target()
     test_layer_filters()
+    test_size_range_files()
+    test_filter_types()
+    test_collapse()
     test_pause()
+    test_tried_regions_while_tuning()
     test_refresh_ms()
     test_dests()
     print("%d failures" % tiering_util.failures)
