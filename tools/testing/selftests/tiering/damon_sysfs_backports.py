@@ -123,6 +123,13 @@ def sz_tried():
     return int(read(S0 + "/stats/sz_tried"))
 
 
+def match_every_region():
+    """Make scheme 0's access pattern match every region."""
+    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
+                 ("age/max", "4294967295")):
+        must(S0 + "/access_pattern/" + k, v)
+
+
 def paddr_kdamond(action):
     """A paddr kdamond over node0 with one @action scheme, left off."""
     must(KD + "/nr_kdamonds", "1")
@@ -139,9 +146,7 @@ def paddr_kdamond(action):
 
 def test_layer_filters():
     paddr_kdamond("stat")
-    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
-                 ("age/max", "4294967295")):
-        must(S0 + "/access_pattern/" + k, v)
+    match_every_region()
     for d in ("core_filters", "ops_filters", "filters"):
         expect(read("%s/%s/nr_filters" % (S0, d)) == "0", "%s/nr_filters starts at 0" % d)
         expect(write("%s/%s/nr_filters" % (S0, d), "-1") == errno.EINVAL,
@@ -301,9 +306,7 @@ def test_collapse():
         must(CTX + "/schemes/nr_schemes", "1")
         expect(write(S0 + "/action", "collapse") == 0 and read(S0 + "/action") == "collapse",
                "action takes collapse")
-        for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
-                     ("age/max", "4294967295")):
-            must(S0 + "/access_pattern/" + k, v)
+        match_every_region()
         tiering_util.state_command(KD + "/0", "on")
         after = tiering_util.poll(lambda: anon_huge_kb(p.pid), lambda v: v >= 2048, 20)
         expect(before == 0 and after >= 2048,
@@ -329,9 +332,7 @@ def timed_state_write(cmd, secs=30):
 
 def test_pause():
     paddr_kdamond("stat")
-    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
-                 ("age/max", "4294967295")):
-        must(S0 + "/access_pattern/" + k, v)
+    match_every_region()
     p = CTX + "/pause"
     expect(read(p) == "N", "pause defaults to N")
     for bad in ("maybe", "2", "\n", "-1"):
@@ -394,9 +395,7 @@ def test_tried_regions_while_tuning():
     the intervals tuning reschedules the scheme's next apply at every
     aggregation: it reports regions every time."""
     paddr_kdamond("stat")
-    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
-                 ("age/max", "4294967295")):
-        must(S0 + "/access_pattern/" + k, v)
+    match_every_region()
     must(S0 + "/apply_interval_us", "400000")
     ig = CTX + "/monitoring_attrs/intervals/intervals_goal/"
     # A goal never met: every aggregation changes the intervals.
@@ -415,9 +414,7 @@ def test_tried_regions_while_tuning():
 
 def test_refresh_ms():
     paddr_kdamond("stat")
-    for k, v in (("sz/max", str(2**63)), ("nr_accesses/max", "4294967295"),
-                 ("age/max", "4294967295")):
-        must(S0 + "/access_pattern/" + k, v)
+    match_every_region()
     r = KD + "/0/refresh_ms"
     expect(read(r) == "0", "refresh_ms defaults to 0")
     for bad in ("-1", "x", "4294967296", "\n"):
