@@ -66,6 +66,20 @@ MB = 32
 RANGES = [((i + 1) << 30, ((i + 1) << 30) + (1 << 20)) for i in range(3)]
 
 
+def check_bool_file(path, goods):
+    """A Y/N file: N by default, bad writes refused with EINVAL and the value
+    unchanged, each (written, read back) pair of @goods taken."""
+    name = os.path.basename(path)
+    expect(read(path) == "N", "%s defaults to N" % name)
+    for bad in ("maybe", "2", "\n", "-1"):
+        err = write(path, bad)
+        expect(err == errno.EINVAL and read(path) == "N",
+               "%s refuses %r (%s), unchanged" % (name, bad, err))
+    for val, want in goods:
+        expect(write(path, val) == 0 and read(path) == want,
+               "%s takes %r, reads %s" % (name, val, want))
+
+
 def running_ranges(secs=5):
     """Which of RANGES the kdamond reports regions in, over @secs."""
     pid = int(read(KD + "/0/pid"))
@@ -88,14 +102,7 @@ def test_obsolete_target():
         must(t + "/regions/0/start", str(lo))
         must(t + "/regions/0/end", str(hi))
     t1 = CTX + "/targets/1/obsolete_target"
-    expect(read(t1) == "N", "obsolete_target defaults to N")
-    for bad in ("maybe", "2", "\n", "-1"):
-        err = write(t1, bad)
-        expect(err == errno.EINVAL and read(t1) == "N",
-               "obsolete_target refuses %r (%s), unchanged" % (bad, err))
-    for val, want in (("Y", "Y"), ("0", "N"), ("1", "Y"), ("n", "N")):
-        expect(write(t1, val) == 0 and read(t1) == want,
-               "obsolete_target takes %r, reads %s" % (val, want))
+    check_bool_file(t1, (("Y", "Y"), ("0", "N"), ("1", "Y"), ("n", "N")))
     # Starting ignores obsolete: there is nothing to remove yet.
     must(t1, "Y")
     tiering_util.state_command(KD + "/0", "on")
@@ -334,14 +341,7 @@ def test_pause():
     paddr_kdamond("stat")
     match_every_region()
     p = CTX + "/pause"
-    expect(read(p) == "N", "pause defaults to N")
-    for bad in ("maybe", "2", "\n", "-1"):
-        err = write(p, bad)
-        expect(err == errno.EINVAL and read(p) == "N",
-               "pause refuses %r (%s), unchanged" % (bad, err))
-    for val, want in (("True", "Y"), ("False", "N"), ("1", "Y"), ("n", "N")):
-        expect(write(p, val) == 0 and read(p) == want,
-               "pause takes %r, reads %s" % (val, want))
+    check_bool_file(p, (("True", "Y"), ("False", "N"), ("1", "Y"), ("n", "N")))
     must(p, "Y")
     tiering_util.state_command(KD + "/0", "on")
     time.sleep(2)
