@@ -6,9 +6,10 @@
 #   make check    every test: host self-tests, KUnit, kselftests in the VM machines
 #   make bench    benchmarks, report in build/bench/report.md (QUICK=1: fewer cells;
 #                 MATRIX=tiering or MATRIX=sources: one part of the matrix)
-#   make prepare  build/src = base + patches/ + overlay
-#   make refresh  regenerate patches/ from edits to upstream files in build/src
-#   make patch    one combined patch: build/out/tiering-6.12.patch
+#   make prepare  build/src: a git tree of the base with patches/series applied (git am)
+#   make refresh  export build/src's commits back into patches/ (git format-patch)
+#   make patch    the series for review with a cover letter in build/out/series/
+#   make check-series  build every patch of the series (slow: run it in the background)
 #   make real-config  build/real/.config: Debian's amd64 config + tiering
 #                 (REAL_FLAVOUR=cloud-amd64 for Debian's cloud flavour)
 #   make deb      Debian packages for a real machine in build/deb (hours)
@@ -23,12 +24,12 @@ KSFT := $(BUILD)/kselftest
 VENV := $(BUILD)/venv
 
 .PHONY: all demo fetch prepare kernel kernel-run kernel-base kernel-nonuma selftests venv check check-host \
-	refresh patch bench clean distclean help real-config deb
+	refresh patch check-series bench clean distclean help real-config deb
 
 all: demo
 
 help:
-	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 fetch:
 	@$(T)/fetch-base.sh
@@ -111,6 +112,11 @@ refresh:
 
 patch: prepare
 	@$(T)/make-patch.sh
+
+# Not part of make check: mm/ at every patch, the kernel and KUnit at the
+# end of each group of the series.
+check-series: kernel
+	@$(T)/check-series.sh
 
 clean:
 	rm -rf $(BUILD)/test $(BUILD)/run $(BUILD)/vm $(BUILD)/logs $(KSFT)

@@ -20,9 +20,9 @@ build=${BUILD:-$top/build}
 variant=${1:-test}
 src=$build/src
 out=$build/$variant
-frags="$top/kernel/configs/tiering.config"
-[ "$variant" = test ] && frags="$frags $top/kernel/configs/tiering-debug.config"
-[ "$variant" = nonuma ] && frags="$top/kernel/configs/tiering-nonuma.config"
+frags="$top/tools/testing/tiering/configs/tiering.config"
+[ "$variant" = test ] && frags="$frags $top/tools/testing/tiering/configs/tiering-debug.config"
+[ "$variant" = nonuma ] && frags="$top/tools/testing/tiering/configs/tiering-nonuma.config"
 if [ "$variant" = base ]; then
 	src=$build/base/linux
 	out=$build/base-test
@@ -31,7 +31,7 @@ if [ "$variant" = base ]; then
 	known=$(grep -rhoE --include='Kconfig*' '^(menu)?config [A-Z0-9_]+' "$src" |
 		awk '{print "CONFIG_" $2}' | sort -u)
 	for f in tiering tiering-debug; do
-		grep -E '^(# )?CONFIG_' "$top/kernel/configs/$f.config" |
+		grep -E '^(# )?CONFIG_' "$top/tools/testing/tiering/configs/$f.config" |
 			grep -wFf <(echo "$known") > "$out/$f.config.new"
 		cmp -s "$out/$f.config.new" "$out/$f.config" ||
 			mv "$out/$f.config.new" "$out/$f.config"

@@ -19,9 +19,9 @@ def main():
     print("")
     print("Kernel:        %s (make check also builds a debug kernel: build/test)" % kernel)
     print("Serial log:    %s" % log)
-    patch = os.path.join(vm.BUILD, "out", "tiering-6.12.patch")
-    print("Combined patch: %s%s" % (patch, "" if os.path.exists(patch) else
-                                    " (not built: run 'make patch')"))
+    series = os.path.join(vm.BUILD, "out", "series")
+    print("Patch series:  %s%s" % (series, "" if os.path.isdir(series) else
+                                   " (not written: run 'make patch')"))
     print("Base:          %s" % open(os.path.join(vm.BUILD, "base", "VERSION")).read().strip())
     return rc
 

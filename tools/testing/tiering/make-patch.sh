@@ -1,48 +1,105 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Write build/out/tiering-6.12.patch: patches/ plus every overlay file as a
-# new-file diff, against the pristine base, and check that it applies.
+# Write the series for review into build/out/series/: build/src's commits
+# (base..HEAD) with "git format-patch --cover-letter --base", the cover
+# letter saying what the series does, its base and the bench's figures.
+#
+# Checks, and fails on: build/src holding commits or changes that patches/
+# lacks (the series would not be what the repository has), and a fix or
+# feature patch of patches/ that checkpatch.pl --strict does not pass
+# (backports are kept as upstream wrote them).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 build=${BUILD:-$top/build}
-base=$build/base/linux
-out=$build/out/tiering-6.12.patch
-overlay_dirs="mm include kernel Documentation tools"
-mkdir -p "$(dirname "$out")"
+src=$build/src
+out=$build/out/series
+# shellcheck source=tools/testing/tiering/series-lib.sh
+. "$top/tools/testing/tiering/series-lib.sh"
 
+if ! series_saved "$src" ||
+   [ "$(git -C "$src" config --get tiering.applied)" != "$(series_stamp "$top/patches")" ]; then
+	echo "make-patch: build/src and patches/ differ: run make refresh" \
+	     "(or make prepare)" >&2
+	exit 1
+fi
+
+# checkpatch's FILE_PATH_CHANGES asks whether MAINTAINERS covers the files
+# a patch adds; get_maintainer.pl answers that for each of them instead.
+exceptions=$top/tools/testing/tiering/checkpatch-exceptions.txt
+status=0
+while read -r p; do
+	case $p in backport/*) continue ;; esac
+	ignore=FILE_PATH_CHANGES
+	extra=$(sed -e 's/#.*//' "$exceptions" | awk -v p="$p" '$1 == p { print $2 }')
+	[ -z "$extra" ] || ignore=$ignore,$extra
+	res=$(cd "$src" && ./scripts/checkpatch.pl --strict --terse --no-tree \
+		--show-types --ignore "$ignore" "$top/patches/$p" 2>&1 |
+		grep -E ': (ERROR|WARNING|CHECK):' || true)
+	for f in $(sed -n 's|^+++ b/||p' "$top/patches/$p" | sort -u); do
+		grep -q "^--- /dev/null" <(grep -B1 "^+++ b/$f\$" "$top/patches/$p") || continue
+		(cd "$src" && ./scripts/get_maintainer.pl --no-git --no-git-fallback -f "$f" 2>/dev/null) |
+			grep -q '(maintainer:' ||
+			res="$res${res:+
+}$f: no MAINTAINERS entry covers this new file"
+	done
+	if [ -n "$res" ]; then
+		echo "make-patch: checkpatch --strict on patches/$p:" >&2
+		printf '%s\n' "$res" | sed 's/^/  /' >&2
+		status=1
+	fi
+done < <(series_list "$top/patches")
+
+rm -rf "$out"
+mkdir -p "$out"
+git -C "$src" format-patch -q --no-signature --cover-letter --base=base \
+	-o "$out" base..HEAD
+cover=$(ls "$out"/0000-cover-letter.patch)
+blurb=$(mktemp)
 {
-	echo "Tiered-memory Linux: tier-weighted interleave and DAMON tiering."
-	echo "Base: $(cat "$build/base/VERSION")"
-	echo
-	cat <<-'EOT'
-	DAMON tiering design: DAMON core carries only mechanisms any DAMON user
-	can select, with mainline's names and semantics where mainline has them
-	(node_mem_used_bp/node_mem_free_bp and node_memcg_* quota goals,
-	goal_tuner, the failed region charge ratio, allow filters, intervals
-	auto-tuning, damon_call(), DAMON_STAT), plus this series' own opt-in
-	mechanisms (the node_mem_headroom_bp goal on the gap tuner, placement
-	checks for migrations, TLB flushes of sampled pages).  The tier policy
-	lives in mm/damon/tier.c, shaped as mainline's DAMON modules: a
-	migrate_cold scheme for each node with a lower tier, a migrate_hot
-	scheme for each node with an upper one, stated once and again only after memory hotplug or a change of
-	promoter; DAMON core tunes how much they move and how often it samples.
-	What it reaches on make bench's workload matrix, on the kernel's
-	default sysctls, is in the bench report (make bench).
+	cat <<-EOT
+	Linux 6.12 for tiered memory: CXL and older DRAM as CPU-less NUMA
+	nodes in lower memory tiers, used for bandwidth and for capacity.
+
+	- Tier-weighted interleave: MPOL_INTERLEAVE spreads pages N:M over
+	  the memory tiers, by per-tier weights (memory_tierN/interleave_weight,
+	  vm.numa_tier_interleave); with every weight 1 it is plain interleave.
+	- DAMON mechanisms any DAMON user can select: quota goals on a node's
+	  used and free memory, allow filters, monitoring intervals
+	  auto-tuning, goal tuners, placement checks for migrations, an opt-in
+	  TLB flush of sampled pages, DAMON_STAT; mainline's names and
+	  semantics where mainline has them.
+	- DAMON_TIER, a DAMON module in mainline's module shape: a
+	  migrate_cold scheme for each node with a lower tier, a migrate_hot
+	  scheme for each node with an upper one, tuned by DAMON core.
+	- kpromoted and klruscand: hot pages of lower tiers found by MGLRU
+	  page-table walks and promoted; one promoter runs at a time.
+
+	Base: $(cat "$build/base/VERSION") (base-commit below: that package
+	unpacked, committed with a fixed date by make prepare).
 	EOT
 	echo
-	(cd "$top" && find patches -name '*.patch' | sort | xargs -r cat)
-	cd "$top"
-	for f in $(git ls-files --cached --others --exclude-standard $overlay_dirs | grep -v '^tools/testing/tiering/' | sort); do
-		echo "diff --git a/$f b/$f"
-		echo "new file mode $(stat -c %a "$f" | sed 's/^7/1007/; s/^6/1006/')"
-		diff -u --label /dev/null --label "b/$f" /dev/null "$f" || true
-	done
-} > "$out.tmp"
-mv "$out.tmp" "$out"
-patch -p1 --dry-run -s -d "$base" < "$out" >/dev/null
-tmp=$(mktemp -d)
-git -C "$tmp" init -q
-(cd "$base" && git --git-dir="$tmp/.git" --work-tree=. apply --check "$out")
-rm -rf "$tmp"
-echo "make-patch: $out ($(grep -c '^diff --git\|^--- a/' "$out") files) applies to $(cat "$build/base/VERSION") with patch -p1 and git apply"
+	if [ -f "$build/bench/report.md" ]; then
+		echo "Figures of the last make bench on this machine"
+		echo "(build/bench/report.md, QEMU TCG, kernel default sysctls):"
+		echo
+		sed -n '1,60p' "$build/bench/report.md"
+	else
+		echo "Figures: make bench writes them to build/bench/report.md;"
+		echo "Documentation/admin-guide/mm/damon/tier.rst and"
+		echo "tier-interleave.rst give the last ones measured."
+	fi
+} > "$blurb"
+python3 - "$cover" "$blurb" <<-'EOF'
+	import sys
+	cover, blurb = sys.argv[1], open(sys.argv[2]).read().rstrip('\n')
+	t = open(cover).read()
+	t = t.replace('*** SUBJECT HERE ***',
+		      'Tiered-memory Linux 6.12: tier-weighted interleave and DAMON tiering')
+	t = t.replace('*** BLURB HERE ***', blurb)
+	open(cover, 'w').write(t)
+EOF
+rm -f "$blurb"
+echo "make-patch: $out: $(series_list "$top/patches" | wc -l) patches and a" \
+     "cover letter on $(cat "$build/base/VERSION")"
+exit $status

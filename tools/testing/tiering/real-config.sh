@@ -5,7 +5,7 @@
 # Debian's amd64 kernel configuration for the pinned base, from the
 # linux-config-6.12 package of the same version (or the newest one served,
 # see below), merged with
-# kernel/configs/tiering-real.config.  After olddefconfig every line of
+# tools/testing/tiering/configs/tiering-real.config.  After olddefconfig every line of
 # that fragment must hold, or this fails naming the ones that do not.
 #
 # REAL_FLAVOUR picks Debian's flavour: amd64 (generic, the default: a CXL
@@ -31,7 +31,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 build=${BUILD:-$top/build}
 src=$build/src
 dest=$build/real
-frag=$top/kernel/configs/tiering-real.config
+frag=$top/tools/testing/tiering/configs/tiering-real.config
 pkg=linux-config-6.12
 flavour=config.amd64_none_$name.xz
 
@@ -85,7 +85,7 @@ while IFS= read -r line; do
 	bad=1
 done < "$frag"
 if [ "$bad" != 0 ]; then
-	echo "real-config: FAILED: see kernel/configs/tiering-real.config" >&2
+	echo "real-config: FAILED: see tools/testing/tiering/configs/tiering-real.config" >&2
 	exit 1
 fi
 echo "real-config: $dest/.config: Debian $config_version $name + tiering," \
