@@ -28,6 +28,13 @@ fi
 # a patch adds; get_maintainer.pl answers that for each of them instead.
 exceptions=$top/tools/testing/tiering/checkpatch-exceptions.txt
 status=0
+# patches/series lists every patch of patches/, and nothing else.
+unlisted=$(comm -23 <(cd "$top/patches" && find . -name '*.patch' | sed 's|^\./||' | sort) \
+		    <(series_list "$top/patches" | sort))
+if [ -n "$unlisted" ]; then
+	echo "make-patch: not in patches/series:" $unlisted >&2
+	status=1
+fi
 while read -r p; do
 	case $p in backport/*) continue ;; esac
 	ignore=FILE_PATH_CHANGES
