@@ -29,7 +29,7 @@ VENV := $(BUILD)/venv
 all: demo
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 fetch:
 	@$(T)/fetch-base.sh
@@ -95,7 +95,7 @@ deb: real-config
 check-host: fetch venv
 	$(VENV)/bin/python3 -m pytest -q -p no:cacheprovider $(T)/selftest tools/mm/tierctl_tests
 
-demo: kernel-run selftests venv patch
+demo: kernel-run selftests venv
 	python3 $(T)/demo.py
 
 # matplotlib for the report's plots and redis for the scale cells' client,

@@ -45,7 +45,8 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
 export KBUILD_BUILD_USER=tiering KBUILD_BUILD_HOST=tiering
 kmake() {
-	make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	# LOCALVERSION set, even empty: no "+" for build/src's git tree.
+	make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"
 }
 
 mkdir -p "$out"

@@ -26,13 +26,22 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
 export KBUILD_BUILD_USER=tiering KBUILD_BUILD_HOST=tiering
 kmake() {
-	make -s -C "$wt" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+	make -s -C "$wt" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= -j"$(nproc)" "$@"
 }
 
-git -C "$src" worktree prune
-[ -d "$wt" ] || git -C "$src" worktree add -q --detach "$wt" base
+# A worktree of this build/src (a new build/src leaves the old one stale),
+# set up while prepare cannot rewrite build/src; the commits it then checks
+# out stay in build/src's object store whatever prepare does later.
+exec 9>"$build/.prepare.lock"
+flock 9
+if [ "$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != "$src/.git" ]; then
+	rm -rf "$wt"
+	git -C "$src" worktree prune
+	git -C "$src" worktree add -q --detach "$wt" base
+fi
 mkdir -p "$out"
 mapfile -t commits < <(git -C "$src" rev-list --reverse base..HEAD)
+flock -u 9
 n=${#commits[@]}
 t0=$(date +%s)
 for i in $(seq 0 $((n - 1))); do
@@ -67,6 +76,8 @@ for i in $(seq 0 $((n - 1))); do
 			kunit_py = os.path.join(src, "tools", "testing", "kunit", "kunit.py")
 			res = verdict.boot_results("2tier", log, "", [], kunit_py, [], rc)
 			bad = [r for r in res if r[1] == "fail"]
+			if not any(r[1] == "pass" and r[0].startswith("kunit/") for r in res):
+			    bad.append(("kunit", "fail", "no KUnit case ran"))
 			for r in bad:
 			    print("check-series:   %s: %s" % (r[0], r[2]), file=sys.stderr)
 			print("check-series:   %d KUnit cases passed" %
